@@ -1,0 +1,14 @@
+/* anydnn.h: the whole anydnn C API (cuDNN 8's legacy API, renamed).
+ *
+ *   anydnn_version.h  ANYDNN_VERSION
+ *   anydnn_core.h     handle, status, logging, tensor and filter descriptors
+ *   anydnn_ops.h      tensor ops, reductions, activations, softmax
+ */
+#ifndef ANYDNN_H_
+#define ANYDNN_H_
+
+#include "anydnn_version.h"
+#include "anydnn_core.h"
+#include "anydnn_ops.h"
+
+#endif /* ANYDNN_H_ */

@@ -1,0 +1,265 @@
+/* anydnn_ops.h: tensor operations, reductions, activations and softmax.
+ *
+ * Semantics are cuDNN 8's (cudnn_ops_infer.h / cudnn_ops_train.h). Every op
+ * blends its result into the output: y = alpha * op(...) + beta * y, where
+ * beta == 0 means y is write-only (its old contents, even NaN, are ignored).
+ * Tensors may have any strides allowed by their descriptors; an output may
+ * not overlap an input unless the function says so.
+ *
+ * Data types: the compute ops (Add, Op, Reduce, Activation, Softmax) take
+ * FLOAT, DOUBLE, HALF or BFLOAT16 tensors, all of one type; HALF and BFLOAT16
+ * are computed in float. SetTensor, ScaleTensor and TransformTensor also take
+ * the integer types; TransformTensor converts between any two (integer
+ * results are rounded to nearest and saturated).
+ */
+#ifndef ANYDNN_OPS_H_
+#define ANYDNN_OPS_H_
+
+#include "anydnn_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Set, scale, add ------------------------------------------------------------------ */
+
+/* Sets every element of y to *valuePtr (a value of y's type, double for
+ * DOUBLE, float for FLOAT/HALF/BFLOAT16, int8_t/uint8_t/int32_t/int64_t for the
+ * integer types). */
+ANYDNN_API anydnnStatus_t anydnnSetTensor(anydnnHandle_t handle, const anydnnTensorDescriptor_t yDesc, void *y,
+                                          const void *valuePtr);
+/* y = alpha * y. */
+ANYDNN_API anydnnStatus_t anydnnScaleTensor(anydnnHandle_t handle, const anydnnTensorDescriptor_t yDesc, void *y,
+                                            const void *alpha);
+/* C = alpha * A + beta * C, with A broadcast: each dimension of A equals C's
+ * or is 1. BAD_PARAM: the dimension counts or data types differ, or a
+ * dimension of A is neither 1 nor C's. */
+ANYDNN_API anydnnStatus_t anydnnAddTensor(anydnnHandle_t handle, const void *alpha,
+                                          const anydnnTensorDescriptor_t aDesc, const void *A, const void *beta,
+                                          const anydnnTensorDescriptor_t cDesc, void *C);
+
+/* ---- OpTensor ---------------------------------------------------------------------------- */
+
+typedef enum {
+    ANYDNN_OP_TENSOR_ADD = 0,
+    ANYDNN_OP_TENSOR_MUL = 1,
+    ANYDNN_OP_TENSOR_MIN = 2,
+    ANYDNN_OP_TENSOR_MAX = 3,
+    ANYDNN_OP_TENSOR_SQRT = 4, /* unary: sqrt(alpha1 * A) */
+    ANYDNN_OP_TENSOR_NOT = 5   /* unary: 1 - alpha1 * A */
+} anydnnOpTensorOp_t;
+
+typedef struct anydnnOpTensorStruct *anydnnOpTensorDescriptor_t;
+
+ANYDNN_API anydnnStatus_t anydnnCreateOpTensorDescriptor(anydnnOpTensorDescriptor_t *opTensorDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyOpTensorDescriptor(anydnnOpTensorDescriptor_t opTensorDesc);
+/* opTensorCompType: FLOAT or DOUBLE. */
+ANYDNN_API anydnnStatus_t anydnnSetOpTensorDescriptor(anydnnOpTensorDescriptor_t opTensorDesc,
+                                                      anydnnOpTensorOp_t opTensorOp,
+                                                      anydnnDataType_t opTensorCompType,
+                                                      anydnnNanPropagation_t opTensorNanOpt);
+ANYDNN_API anydnnStatus_t anydnnGetOpTensorDescriptor(const anydnnOpTensorDescriptor_t opTensorDesc,
+                                                      anydnnOpTensorOp_t *opTensorOp,
+                                                      anydnnDataType_t *opTensorCompType,
+                                                      anydnnNanPropagation_t *opTensorNanOpt);
+/* C = op(alpha1 * A, alpha2 * B) + beta * C. A has C's dimensions; each
+ * dimension of B equals C's or is 1 (broadcast). For the unary SQRT and NOT,
+ * B is not read (bDesc and B may be NULL). C may be the same buffer as A or
+ * B (in place) when their descriptors are identical. */
+ANYDNN_API anydnnStatus_t anydnnOpTensor(anydnnHandle_t handle, const anydnnOpTensorDescriptor_t opTensorDesc,
+                                         const void *alpha1, const anydnnTensorDescriptor_t aDesc, const void *A,
+                                         const void *alpha2, const anydnnTensorDescriptor_t bDesc, const void *B,
+                                         const void *beta, const anydnnTensorDescriptor_t cDesc, void *C);
+
+/* ---- ReduceTensor ------------------------------------------------------------------------- */
+
+typedef enum {
+    ANYDNN_REDUCE_TENSOR_ADD = 0,
+    ANYDNN_REDUCE_TENSOR_MUL = 1,
+    ANYDNN_REDUCE_TENSOR_MIN = 2,
+    ANYDNN_REDUCE_TENSOR_MAX = 3,
+    ANYDNN_REDUCE_TENSOR_AMAX = 4,
+    ANYDNN_REDUCE_TENSOR_AVG = 5,
+    ANYDNN_REDUCE_TENSOR_NORM1 = 6,
+    ANYDNN_REDUCE_TENSOR_NORM2 = 7,
+    ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS = 8
+} anydnnReduceTensorOp_t;
+
+typedef enum {
+    ANYDNN_REDUCE_TENSOR_NO_INDICES = 0,
+    ANYDNN_REDUCE_TENSOR_FLATTENED_INDICES = 1
+} anydnnReduceTensorIndices_t;
+
+typedef enum {
+    ANYDNN_32BIT_INDICES = 0,
+    ANYDNN_64BIT_INDICES = 1, /* NOT_SUPPORTED, as in cuDNN */
+    ANYDNN_16BIT_INDICES = 2, /* NOT_SUPPORTED, as in cuDNN */
+    ANYDNN_8BIT_INDICES = 3   /* NOT_SUPPORTED, as in cuDNN */
+} anydnnIndicesType_t;
+
+typedef struct anydnnReduceTensorStruct *anydnnReduceTensorDescriptor_t;
+
+ANYDNN_API anydnnStatus_t anydnnCreateReduceTensorDescriptor(anydnnReduceTensorDescriptor_t *reduceTensorDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyReduceTensorDescriptor(anydnnReduceTensorDescriptor_t reduceTensorDesc);
+/* reduceTensorCompType: FLOAT or DOUBLE. */
+ANYDNN_API anydnnStatus_t anydnnSetReduceTensorDescriptor(anydnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                          anydnnReduceTensorOp_t reduceTensorOp,
+                                                          anydnnDataType_t reduceTensorCompType,
+                                                          anydnnNanPropagation_t reduceTensorNanOpt,
+                                                          anydnnReduceTensorIndices_t reduceTensorIndices,
+                                                          anydnnIndicesType_t reduceTensorIndicesType);
+ANYDNN_API anydnnStatus_t anydnnGetReduceTensorDescriptor(const anydnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                          anydnnReduceTensorOp_t *reduceTensorOp,
+                                                          anydnnDataType_t *reduceTensorCompType,
+                                                          anydnnNanPropagation_t *reduceTensorNanOpt,
+                                                          anydnnReduceTensorIndices_t *reduceTensorIndices,
+                                                          anydnnIndicesType_t *reduceTensorIndicesType);
+/* Bytes of the indices output: one 32-bit index per element of C when the
+ * descriptor asks for FLATTENED_INDICES with MIN, MAX or AMAX, else 0. */
+ANYDNN_API anydnnStatus_t anydnnGetReductionIndicesSize(anydnnHandle_t handle,
+                                                        const anydnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                        const anydnnTensorDescriptor_t aDesc,
+                                                        const anydnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+ANYDNN_API anydnnStatus_t anydnnGetReductionWorkspaceSize(anydnnHandle_t handle,
+                                                          const anydnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                          const anydnnTensorDescriptor_t aDesc,
+                                                          const anydnnTensorDescriptor_t cDesc,
+                                                          size_t *sizeInBytes);
+/* C = alpha * reduce(A) + beta * C, reducing A over every dimension where C
+ * is 1 and A is not. Each index (when asked for) is the position of the
+ * selected element within the reduced dimensions, flattened in row-major
+ * order of those dimensions. BAD_PARAM: a dimension of C is neither 1 nor
+ * A's, types differ, indices or workspace buffers too small. */
+ANYDNN_API anydnnStatus_t anydnnReduceTensor(anydnnHandle_t handle,
+                                             const anydnnReduceTensorDescriptor_t reduceTensorDesc, void *indices,
+                                             size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes,
+                                             const void *alpha, const anydnnTensorDescriptor_t aDesc, const void *A,
+                                             const void *beta, const anydnnTensorDescriptor_t cDesc, void *C);
+
+/* ---- Transform ---------------------------------------------------------------------------- */
+
+/* y = alpha * x + beta * y, with x and y of the same dimensions and any
+ * strides and data types (converted). */
+ANYDNN_API anydnnStatus_t anydnnTransformTensor(anydnnHandle_t handle, const void *alpha,
+                                                const anydnnTensorDescriptor_t xDesc, const void *x,
+                                                const void *beta, const anydnnTensorDescriptor_t yDesc, void *y);
+
+typedef enum {
+    ANYDNN_TRANSFORM_FOLD = 0,
+    ANYDNN_TRANSFORM_UNFOLD = 1
+} anydnnFoldingDirection_t;
+
+typedef struct anydnnTensorTransformStruct *anydnnTensorTransformDescriptor_t;
+
+ANYDNN_API anydnnStatus_t anydnnCreateTensorTransformDescriptor(anydnnTensorTransformDescriptor_t *transformDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyTensorTransformDescriptor(anydnnTensorTransformDescriptor_t transformDesc);
+/* padBeforeA/padAfterA: nbDims values each (NULL means no padding); foldA:
+ * nbDims - 2 spatial fold factors (NULL means 1); folds other than 1 give
+ * NOT_SUPPORTED when used. */
+ANYDNN_API anydnnStatus_t anydnnSetTensorTransformDescriptor(anydnnTensorTransformDescriptor_t transformDesc,
+                                                             uint32_t nbDims, anydnnTensorFormat_t destFormat,
+                                                             const int32_t padBeforeA[], const int32_t padAfterA[],
+                                                             const uint32_t foldA[],
+                                                             anydnnFoldingDirection_t direction);
+ANYDNN_API anydnnStatus_t anydnnGetTensorTransformDescriptor(anydnnTensorTransformDescriptor_t transformDesc,
+                                                             uint32_t nbDimsRequested,
+                                                             anydnnTensorFormat_t *destFormat, int32_t padBeforeA[],
+                                                             int32_t padAfterA[], uint32_t foldA[],
+                                                             anydnnFoldingDirection_t *direction);
+/* dest = alpha * pad(src) + beta * dest: dest has src's dimensions plus
+ * padBefore + padAfter, and the padding reads as zeros. */
+ANYDNN_API anydnnStatus_t anydnnTransformTensorEx(anydnnHandle_t handle,
+                                                  const anydnnTensorTransformDescriptor_t transDesc,
+                                                  const void *alpha, const anydnnTensorDescriptor_t srcDesc,
+                                                  const void *srcData, const void *beta,
+                                                  const anydnnTensorDescriptor_t destDesc, void *destData);
+/* The same for filters (e.g. KCRS to KRSC). */
+ANYDNN_API anydnnStatus_t anydnnTransformFilter(anydnnHandle_t handle,
+                                                const anydnnTensorTransformDescriptor_t transDesc,
+                                                const void *alpha, const anydnnFilterDescriptor_t srcDesc,
+                                                const void *srcData, const void *beta,
+                                                const anydnnFilterDescriptor_t destDesc, void *destData);
+
+/* ---- Activation ---------------------------------------------------------------------------- */
+
+typedef enum {
+    ANYDNN_ACTIVATION_SIGMOID = 0,
+    ANYDNN_ACTIVATION_RELU = 1,         /* max(x, 0) */
+    ANYDNN_ACTIVATION_TANH = 2,
+    ANYDNN_ACTIVATION_CLIPPED_RELU = 3, /* min(max(x, 0), coef) */
+    ANYDNN_ACTIVATION_ELU = 4,          /* x > 0 ? x : coef * (exp(x) - 1) */
+    ANYDNN_ACTIVATION_IDENTITY = 5,
+    ANYDNN_ACTIVATION_SWISH = 6,        /* x * sigmoid(swish_beta * x) */
+    /* anydnn additions, beyond cuDNN's legacy set */
+    ANYDNN_ACTIVATION_GELU = 100,       /* x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)) */
+    ANYDNN_ACTIVATION_GELU_TANH = 101,  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+    ANYDNN_ACTIVATION_LEAKY_RELU = 102, /* x > 0 ? x : coef * x */
+    ANYDNN_ACTIVATION_HARDSWISH = 103,  /* x * min(max(x + 3, 0), 6) / 6 */
+    ANYDNN_ACTIVATION_MISH = 104,       /* x * tanh(softplus(x)) */
+    ANYDNN_ACTIVATION_SOFTPLUS = 105    /* log(1 + exp(x)) */
+} anydnnActivationMode_t;
+
+typedef struct anydnnActivationStruct *anydnnActivationDescriptor_t;
+
+ANYDNN_API anydnnStatus_t anydnnCreateActivationDescriptor(anydnnActivationDescriptor_t *activationDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyActivationDescriptor(anydnnActivationDescriptor_t activationDesc);
+/* coef: the clipping threshold (CLIPPED_RELU), alpha (ELU) or negative slope
+ * (LEAKY_RELU); ignored otherwise. reluNanOpt: PROPAGATE_NAN lets RELU and
+ * CLIPPED_RELU pass NaN through. BAD_PARAM: unknown mode or NaN option, a
+ * NaN coef. */
+ANYDNN_API anydnnStatus_t anydnnSetActivationDescriptor(anydnnActivationDescriptor_t activationDesc,
+                                                        anydnnActivationMode_t mode,
+                                                        anydnnNanPropagation_t reluNanOpt, double coef);
+ANYDNN_API anydnnStatus_t anydnnGetActivationDescriptor(const anydnnActivationDescriptor_t activationDesc,
+                                                        anydnnActivationMode_t *mode,
+                                                        anydnnNanPropagation_t *reluNanOpt, double *coef);
+/* The beta of SWISH (1.0 by default). */
+ANYDNN_API anydnnStatus_t anydnnSetActivationDescriptorSwishBeta(anydnnActivationDescriptor_t activationDesc,
+                                                                 double swish_beta);
+ANYDNN_API anydnnStatus_t anydnnGetActivationDescriptorSwishBeta(anydnnActivationDescriptor_t activationDesc,
+                                                                 double *swish_beta);
+/* y = alpha * f(x) + beta * y. x and y have the same dimensions (strides may
+ * differ); y may be x (in place) when their descriptors are identical. */
+ANYDNN_API anydnnStatus_t anydnnActivationForward(anydnnHandle_t handle, anydnnActivationDescriptor_t activationDesc,
+                                                  const void *alpha, const anydnnTensorDescriptor_t xDesc,
+                                                  const void *x, const void *beta,
+                                                  const anydnnTensorDescriptor_t yDesc, void *y);
+/* dx = alpha * f'(x) * dy + beta * dx, where y = f(x) is the forward result.
+ * All four tensors have the same dimensions; dx may be dy (in place). */
+ANYDNN_API anydnnStatus_t anydnnActivationBackward(anydnnHandle_t handle, anydnnActivationDescriptor_t activationDesc,
+                                                   const void *alpha, const anydnnTensorDescriptor_t yDesc,
+                                                   const void *y, const anydnnTensorDescriptor_t dyDesc,
+                                                   const void *dy, const anydnnTensorDescriptor_t xDesc,
+                                                   const void *x, const void *beta,
+                                                   const anydnnTensorDescriptor_t dxDesc, void *dx);
+
+/* ---- Softmax ------------------------------------------------------------------------------- */
+
+typedef enum {
+    ANYDNN_SOFTMAX_FAST = 0,     /* exp(x) / sum exp(x), no max subtraction */
+    ANYDNN_SOFTMAX_ACCURATE = 1, /* the max is subtracted first */
+    ANYDNN_SOFTMAX_LOG = 2       /* log-softmax */
+} anydnnSoftmaxAlgorithm_t;
+
+typedef enum {
+    ANYDNN_SOFTMAX_MODE_INSTANCE = 0, /* over C, H, W for each n */
+    ANYDNN_SOFTMAX_MODE_CHANNEL = 1   /* over C for each n, h, w */
+} anydnnSoftmaxMode_t;
+
+/* y = alpha * softmax(x) + beta * y; y may be x when the descriptors match. */
+ANYDNN_API anydnnStatus_t anydnnSoftmaxForward(anydnnHandle_t handle, anydnnSoftmaxAlgorithm_t algo,
+                                               anydnnSoftmaxMode_t mode, const void *alpha,
+                                               const anydnnTensorDescriptor_t xDesc, const void *x,
+                                               const void *beta, const anydnnTensorDescriptor_t yDesc, void *y);
+/* dx = alpha * dsoftmax(y, dy) + beta * dx; y is the forward output. */
+ANYDNN_API anydnnStatus_t anydnnSoftmaxBackward(anydnnHandle_t handle, anydnnSoftmaxAlgorithm_t algo,
+                                                anydnnSoftmaxMode_t mode, const void *alpha,
+                                                const anydnnTensorDescriptor_t yDesc, const void *y,
+                                                const anydnnTensorDescriptor_t dyDesc, const void *dy,
+                                                const void *beta, const anydnnTensorDescriptor_t dxDesc, void *dx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ANYDNN_OPS_H_ */
