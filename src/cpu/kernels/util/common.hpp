@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "cpu/parallel.hpp"
@@ -98,15 +99,17 @@ inline C load(const T *p) {
     }
 }
 
+// Round to nearest (even) and saturate to I's range; NaN gives 0.
 template <class I, class C>
 inline I saturate_round(C v) {
-    constexpr C lo = static_cast<C>(I(1) << (sizeof(I) * 8 - 1)) * (std::is_signed_v<I> ? -1 : 0);
-    constexpr C hi = std::is_signed_v<I> ? -lo - 1 : static_cast<C>(~I(0));
-    if (!(v == v)) return 0;  // NaN
+    constexpr I imin = std::numeric_limits<I>::min(), imax = std::numeric_limits<I>::max();
+    constexpr C lo = static_cast<C>(imin);
+    // imax may round up in C (int64 in double): compare with >=.
+    constexpr C hi = static_cast<C>(imax);
+    if (!(v == v)) return 0;
     const C r = std::nearbyint(v);
-    if (r <= lo) return static_cast<I>(lo);
-    // hi may not be representable in C (int64 in double): compare with >=.
-    if (r >= hi) return std::is_signed_v<I> ? static_cast<I>(~(I(1) << (sizeof(I) * 8 - 1))) : static_cast<I>(~I(0));
+    if (r <= lo) return imin;
+    if (r >= hi) return imax;
     return static_cast<I>(r);
 }
 
