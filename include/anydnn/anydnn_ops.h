@@ -73,6 +73,10 @@ ANYDNN_API anydnnStatus_t anydnnOpTensor(anydnnHandle_t handle, const anydnnOpTe
 
 /* ---- ReduceTensor ------------------------------------------------------------------------- */
 
+/* Each element of C reduces the elements of A that share its coordinates in
+ * the dimensions C keeps: ADD (sum), MUL (product), MIN, MAX, AMAX (max |a|),
+ * AVG (sum / count), NORM1 (sum |a|), NORM2 (sqrt of sum a^2), MUL_NO_ZEROS
+ * (product of the non-zero elements; 1 when all are zero). */
 typedef enum {
     ANYDNN_REDUCE_TENSOR_ADD = 0,
     ANYDNN_REDUCE_TENSOR_MUL = 1,
@@ -101,13 +105,24 @@ typedef struct anydnnReduceTensorStruct *anydnnReduceTensorDescriptor_t;
 
 ANYDNN_API anydnnStatus_t anydnnCreateReduceTensorDescriptor(anydnnReduceTensorDescriptor_t *reduceTensorDesc);
 ANYDNN_API anydnnStatus_t anydnnDestroyReduceTensorDescriptor(anydnnReduceTensorDescriptor_t reduceTensorDesc);
-/* reduceTensorCompType: FLOAT or DOUBLE. */
+/* reduceTensorCompType: FLOAT or DOUBLE (other data types: NOT_SUPPORTED).
+ * The CPU backend accumulates the sum-like ops in double whatever it says
+ * (a sum of n terms is within n * 2^-53 * sum|a| of the exact value before
+ * the one rounding to C's type) and computes MIN/MAX/AMAX exactly.
+ * reduceTensorNanOpt applies to MIN, MAX and AMAX: PROPAGATE_NAN makes a NaN
+ * in the reduced set the result; NOT_PROPAGATE_NAN skips NaNs (the result is
+ * NaN only when all are). The other ops always propagate NaNs.
+ * reduceTensorIndices: FLATTENED_INDICES asks MIN, MAX and AMAX for indices
+ * (other ops ignore it). reduceTensorIndicesType: any anydnnIndicesType_t;
+ * types other than 32BIT give NOT_SUPPORTED where indices would be written.
+ * BAD_PARAM: a value outside its enum, reduceTensorDesc NULL. */
 ANYDNN_API anydnnStatus_t anydnnSetReduceTensorDescriptor(anydnnReduceTensorDescriptor_t reduceTensorDesc,
                                                           anydnnReduceTensorOp_t reduceTensorOp,
                                                           anydnnDataType_t reduceTensorCompType,
                                                           anydnnNanPropagation_t reduceTensorNanOpt,
                                                           anydnnReduceTensorIndices_t reduceTensorIndices,
                                                           anydnnIndicesType_t reduceTensorIndicesType);
+/* Any output pointer may be NULL. BAD_PARAM: reduceTensorDesc NULL or never set. */
 ANYDNN_API anydnnStatus_t anydnnGetReduceTensorDescriptor(const anydnnReduceTensorDescriptor_t reduceTensorDesc,
                                                           anydnnReduceTensorOp_t *reduceTensorOp,
                                                           anydnnDataType_t *reduceTensorCompType,
@@ -115,21 +130,34 @@ ANYDNN_API anydnnStatus_t anydnnGetReduceTensorDescriptor(const anydnnReduceTens
                                                           anydnnReduceTensorIndices_t *reduceTensorIndices,
                                                           anydnnIndicesType_t *reduceTensorIndicesType);
 /* Bytes of the indices output: one 32-bit index per element of C when the
- * descriptor asks for FLATTENED_INDICES with MIN, MAX or AMAX, else 0. */
+ * descriptor asks for FLATTENED_INDICES with MIN, MAX or AMAX, else 0. Checks
+ * the arguments as anydnnReduceTensor does (same statuses). */
 ANYDNN_API anydnnStatus_t anydnnGetReductionIndicesSize(anydnnHandle_t handle,
                                                         const anydnnReduceTensorDescriptor_t reduceTensorDesc,
                                                         const anydnnTensorDescriptor_t aDesc,
                                                         const anydnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+/* Always 0 on the CPU: no workspace is used. Checks the arguments as
+ * anydnnReduceTensor does. */
 ANYDNN_API anydnnStatus_t anydnnGetReductionWorkspaceSize(anydnnHandle_t handle,
                                                           const anydnnReduceTensorDescriptor_t reduceTensorDesc,
                                                           const anydnnTensorDescriptor_t aDesc,
                                                           const anydnnTensorDescriptor_t cDesc,
                                                           size_t *sizeInBytes);
 /* C = alpha * reduce(A) + beta * C, reducing A over every dimension where C
- * is 1 and A is not. Each index (when asked for) is the position of the
+ * is 1 and A is not; C of A's dimensions applies the op to single elements
+ * (AMAX and NORM2 give |a|). A and C: FLOAT, DOUBLE, HALF or BFLOAT16, the
+ * same type, any strides; alpha and beta are double for DOUBLE, else float.
+ * beta == 0 never reads C. Each index (when asked for) is the position of the
  * selected element within the reduced dimensions, flattened in row-major
- * order of those dimensions. BAD_PARAM: a dimension of C is neither 1 nor
- * A's, types differ, indices or workspace buffers too small. */
+ * order of those dimensions (whatever A's strides), the first one on ties;
+ * the indices output holds one uint32 per element of C, packed in row-major
+ * order of C's dimensions. The workspace is unused (may be NULL). Results are
+ * the same, bit for bit, for every thread count.
+ * BAD_PARAM: handle, descriptors, A, C, alpha or beta NULL; reduceTensorDesc
+ * never set; dimension counts or types differ; a dimension of C is neither 1
+ * nor A's; indices asked for and NULL or under GetReductionIndicesSize bytes.
+ * NOT_SUPPORTED: integer tensors; indices asked for with a type other than
+ * 32BIT or over more than 2^31 - 1 reduced elements. */
 ANYDNN_API anydnnStatus_t anydnnReduceTensor(anydnnHandle_t handle,
                                              const anydnnReduceTensorDescriptor_t reduceTensorDesc, void *indices,
                                              size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes,

@@ -1,0 +1,127 @@
+// The packed GEMM engine of the CPU backend: C = alpha * op(A) * op(B) +
+// beta * C and its batch-reduce form, with an epilogue fused into the store.
+// Declarations only; src/cpu/kernels/gemm.hpp implements them once per ISA
+// level (docs/ARCHITECTURE.md, "GEMM engine").
+//
+// Matrices are row-major with leading dimensions, as cblas_?gemm(RowMajor):
+// op(A) is m x k (A is m x k with lda >= k, or k x m with lda >= m when
+// trans_a), op(B) is k x n (ldb >= n, or ldb >= k when trans_b), C is m x n
+// with ldc >= n. C must not overlap A, B or the bias.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/isa.hpp"
+#include "cpu/isa_table.hpp"
+#include "cpu/parallel.hpp"
+
+namespace anydnn::cpu {
+
+enum class GemmBias { none, per_row, per_col };
+
+// A post-op on a finished block of C: rows [row0, row0 + m) and columns
+// [col0, col0 + n) of the whole C, at c (c[i * ldc + j] is element
+// (row0 + i, col0 + j)). It runs while the block is still in cache, may be
+// called from several threads at once (on disjoint blocks), and must not
+// touch C outside its block. The block shape is the engine's choice. It
+// cannot throw (it runs inside OpenMP regions).
+template <class T>
+using GemmPostOp = void (*)(T *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t col0,
+                            const void *ctx) noexcept;
+
+// What happens to C after the product: C = post_op(alpha * op(A) op(B) +
+// beta * C + bias), where bias is bias[i] for row i (per_row, m values) or
+// bias[j] for column j (per_col, n values). Every element of C gets exactly
+// one post_op call, also when k == 0.
+template <class T>
+struct GemmEpilogue {
+    GemmBias bias_kind = GemmBias::none;
+    const T *bias = nullptr;
+    GemmPostOp<T> post_op = nullptr;
+    const void *post_op_ctx = nullptr;
+};
+
+// C = alpha * op(A) op(B) + beta * C, then the epilogue. beta == 0 never
+// reads C (NaN there does not propagate); alpha == 0 or k == 0 reads neither
+// A nor B.
+template <class T>
+struct GemmArgs {
+    bool trans_a = false, trans_b = false;
+    int64_t m = 0, n = 0, k = 0;
+    T alpha = 1;
+    const T *a = nullptr;
+    int64_t lda = 0;
+    const T *b = nullptr;
+    int64_t ldb = 0;
+    T beta = 0;
+    T *c = nullptr;
+    int64_t ldc = 0;
+    GemmEpilogue<T> epilogue{};
+};
+
+// Batch-reduce GEMM (Georganas et al., SC'18): C = alpha * sum_i op(A_i)
+// op(B_i) + beta * C over i < batch, then the epilogue; every A_i and B_i has
+// the shape, transposition and leading dimension above. The engine treats it
+// as one GEMM over k_total = batch * k, so a batch of short products costs
+// no more C traffic than one long one.
+template <class T>
+struct BrgemmArgs {
+    bool trans_a = false, trans_b = false;
+    int64_t m = 0, n = 0, k = 0, batch = 0;
+    T alpha = 1;
+    const T *const *a = nullptr;  // batch pointers
+    int64_t lda = 0;
+    const T *const *b = nullptr;  // batch pointers
+    int64_t ldb = 0;
+    T beta = 0;
+    T *c = nullptr;
+    int64_t ldc = 0;
+    GemmEpilogue<T> epilogue{};
+};
+
+// An ISA level's tile and cache blocking: mr x nr register tile; blocks of
+// mc rows of A, kc of the reduction and nc columns of B.
+struct GemmBlocking {
+    int mr, nr;
+    int64_t mc, kc, nc;
+};
+
+template <class T>
+struct GemmKernels {
+    GemmBlocking blocking;
+    // Bytes of workspace a call with these sizes and ctx.threads needs;
+    // k_total is k for gemm, batch * k for brgemm. Any alignment will do.
+    std::size_t (*workspace_size)(const ExecContext &, int64_t m, int64_t n, int64_t k_total);
+    // `workspace` holds at least workspace_size() bytes; kernels never allocate.
+    void (*gemm)(const ExecContext &, const GemmArgs<T> &, void *workspace);
+    void (*brgemm)(const ExecContext &, const BrgemmArgs<T> &, void *workspace);
+};
+
+ANYDNN_DECLARE_ISA_TABLE(GemmKernels<float>, gemm_f32)
+ANYDNN_DECLARE_ISA_TABLE(GemmKernels<double>, gemm_f64)
+
+template <class T>
+const GemmKernels<T> &gemm_kernels(Isa isa) {
+    if constexpr (sizeof(T) == 4) return gemm_f32_kernels(isa);
+    else return gemm_f64_kernels(isa);
+}
+
+template <class T>
+std::size_t gemm_workspace_size(Isa isa, const ExecContext &ctx, const GemmArgs<T> &a) {
+    return gemm_kernels<T>(isa).workspace_size(ctx, a.m, a.n, a.k);
+}
+template <class T>
+std::size_t gemm_workspace_size(Isa isa, const ExecContext &ctx, const BrgemmArgs<T> &a) {
+    return gemm_kernels<T>(isa).workspace_size(ctx, a.m, a.n, a.batch * a.k);
+}
+
+// Conveniences for callers without a workspace of their own (tests, tools):
+// they take the workspace from a buffer cached per calling thread, grown on
+// demand and kept until the thread exits (src/cpu/gemm.cpp).
+void gemm(Isa isa, const ExecContext &ctx, const GemmArgs<float> &a);
+void gemm(Isa isa, const ExecContext &ctx, const GemmArgs<double> &a);
+void brgemm(Isa isa, const ExecContext &ctx, const BrgemmArgs<float> &a);
+void brgemm(Isa isa, const ExecContext &ctx, const BrgemmArgs<double> &a);
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,265 @@
+// GEMM in f32 and f64, compiled once per ISA level: the register-tile
+// microkernels (FMA intrinsics on avx2 and avx512, the plain-loop tile of
+// util/gemm_driver.hpp on generic) and the two kernel tables; the driver does
+// the packing, blocking and threading. docs/ARCHITECTURE.md, "GEMM engine",
+// explains the tile shapes and block sizes.
+#include "cpu/gemm.hpp"
+#include "cpu/kernels/util/gemm_driver.hpp"
+
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#include <immintrin.h>
+#endif
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+namespace {
+
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+
+// The vector operations the tile needs, per element type. load_part and
+// store_part touch only the first `lanes` (> 0) elements.
+template <class T>
+struct Vec;
+
+#if ANYDNN_ISA_avx512
+template <>
+struct Vec<float> {
+    using V = __m512;
+    static constexpr int W = 16;
+    static V zero() { return _mm512_setzero_ps(); }
+    static V set1(float x) { return _mm512_set1_ps(x); }
+    static V load(const float *p) { return _mm512_load_ps(p); }
+    static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    static __mmask16 mask(int lanes) { return static_cast<__mmask16>(lanes >= W ? 0xffffu : (1u << lanes) - 1u); }
+    static V load_part(const float *p, int lanes) { return _mm512_maskz_loadu_ps(mask(lanes), p); }
+    static void store_part(float *p, V x, int lanes) { _mm512_mask_storeu_ps(p, mask(lanes), x); }
+};
+template <>
+struct Vec<double> {
+    using V = __m512d;
+    static constexpr int W = 8;
+    static V zero() { return _mm512_setzero_pd(); }
+    static V set1(double x) { return _mm512_set1_pd(x); }
+    static V load(const double *p) { return _mm512_load_pd(p); }
+    static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+    static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+    static V add(V a, V b) { return _mm512_add_pd(a, b); }
+    static __mmask8 mask(int lanes) { return static_cast<__mmask8>(lanes >= W ? 0xffu : (1u << lanes) - 1u); }
+    static V load_part(const double *p, int lanes) { return _mm512_maskz_loadu_pd(mask(lanes), p); }
+    static void store_part(double *p, V x, int lanes) { _mm512_mask_storeu_pd(p, mask(lanes), x); }
+};
+#else
+template <>
+struct Vec<float> {
+    using V = __m256;
+    static constexpr int W = 8;
+    static V zero() { return _mm256_setzero_ps(); }
+    static V set1(float x) { return _mm256_set1_ps(x); }
+    static V load(const float *p) { return _mm256_load_ps(p); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static __m256i mask(int lanes) {
+        return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    }
+    static V load_part(const float *p, int lanes) {
+        return lanes >= W ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(lanes));
+    }
+    static void store_part(float *p, V x, int lanes) {
+        if (lanes >= W) _mm256_storeu_ps(p, x);
+        else _mm256_maskstore_ps(p, mask(lanes), x);
+    }
+};
+template <>
+struct Vec<double> {
+    using V = __m256d;
+    static constexpr int W = 4;
+    static V zero() { return _mm256_setzero_pd(); }
+    static V set1(double x) { return _mm256_set1_pd(x); }
+    static V load(const double *p) { return _mm256_load_pd(p); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+    static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static __m256i mask(int lanes) {
+        return _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes), _mm256_setr_epi64x(0, 1, 2, 3));
+    }
+    static V load_part(const double *p, int lanes) {
+        return lanes >= W ? _mm256_loadu_pd(p) : _mm256_maskload_pd(p, mask(lanes));
+    }
+    static void store_part(double *p, V x, int lanes) {
+        if (lanes >= W) _mm256_storeu_pd(p, x);
+        else _mm256_maskstore_pd(p, mask(lanes), x);
+    }
+};
+#endif
+
+// Columns i of the rows r[0..7] (8 floats each) become r[i]: row r[t] ends
+// up holding element t of every input row.
+inline void transpose_8x8(__m256 r[8]) {
+    __m256 t[8], s[8];
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; ++i) {
+        s[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        s[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        s[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; ++i) {
+        r[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
+    }
+}
+
+// The rows r[0..3] (8 floats each) as 8 groups of 4 (element t of each row
+// in group t), the groups in order across out[0..3].
+inline void transpose_4x8(const __m256 r[4], __m256 out[4]) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));  // groups 0 | 4
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));  // groups 1 | 5
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));  // groups 2 | 6
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));  // groups 3 | 7
+    out[0] = _mm256_permute2f128_ps(s0, s1, 0x20);
+    out[1] = _mm256_permute2f128_ps(s2, s3, 0x20);
+    out[2] = _mm256_permute2f128_ps(s0, s1, 0x31);
+    out[3] = _mm256_permute2f128_ps(s2, s3, 0x31);
+}
+
+// The transposing pack (pack_lanes_strided's contract) of a full f32
+// sliver in 8-step blocks through registers, reading the W source rows side
+// by side: op(A) = A and op(B) = B^T, the common cases, go through here.
+template <int W>
+void f32_pack_strided(const float *src, int64_t ld, int64_t len, int lanes, float *d) {
+    static_assert(W % 8 == 0 || W == 4);
+    if (lanes < W) {
+        pack_lanes_strided<W>(src, ld, len, lanes, d);
+        return;
+    }
+    int64_t q = 0;
+    for (; q + 8 <= len; q += 8) {
+        if constexpr (W == 4) {
+            __m256 r[4], out[4];
+            for (int l = 0; l < 4; ++l) r[l] = _mm256_loadu_ps(src + l * ld + q);
+            transpose_4x8(r, out);
+            for (int i = 0; i < 4; ++i) _mm256_storeu_ps(d + q * 4 + i * 8, out[i]);
+        } else {
+            for (int g = 0; g < W; g += 8) {
+                __m256 r[8];
+                for (int l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(src + (g + l) * ld + q);
+                transpose_8x8(r);
+                for (int t = 0; t < 8; ++t) _mm256_storeu_ps(d + (q + t) * W + g, r[t]);
+            }
+        }
+    }
+    for (int l = 0; l < W; ++l)
+        for (int64_t i = q; i < len; ++i) d[i * W + l] = src[l * ld + i];
+}
+
+// The MR x (NV * W) register tile, B sliver rows NR elements apart; NV below
+// the full count serves the last, narrower sliver of C.
+template <class T, int MR, int NR, int NV>
+void gemm_tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc, int mr, int nr, const TileOut<T> &o) {
+    using X = Vec<T>;
+    using V = typename X::V;
+    constexpr int kLine = 64 / sizeof(T);  // elements per cache line
+    // C is read (or written) only after the reduction, by then from L1: its
+    // misses overlap the FMAs instead of stalling the store.
+    for (int r = 0; r < mr; ++r) {
+        const T *cr = c + r * ldc;
+        for (int j = 0; j < nr; j += kLine) _mm_prefetch(reinterpret_cast<const char *>(cr + j), _MM_HINT_T0);
+        // The row's last line, when C is not 64-byte aligned.
+        _mm_prefetch(reinterpret_cast<const char *>(cr + nr - 1), _MM_HINT_T0);
+    }
+    V acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[r][v] = X::zero();
+    for (int64_t p = 0; p < kc; ++p, ap += MR, bp += NR) {
+        V b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) b[v] = X::load(bp + v * X::W);
+        // The B sliver (48 KB at kc = 256) streams from L2; fetching it 8
+        // steps ahead hides the L2 latency (+10% on 1024^3 on Zen 4).
+#pragma GCC unroll 4
+        for (int j = 0; j < NV * X::W; j += kLine)
+            _mm_prefetch(reinterpret_cast<const char *>(bp + 8 * NR + j), _MM_HINT_T0);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) {
+            const V a = X::set1(ap[r]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) acc[r][v] = X::fmadd(a, b[v], acc[r][v]);
+        }
+    }
+    const V alpha = X::set1(o.alpha), beta = X::set1(o.beta);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+        if (r >= mr) break;
+        T *cr = c + r * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+            const int lanes = nr - v * X::W;
+            V x = X::mul(alpha, acc[r][v]);
+            if (o.load_c) x = X::fmadd(beta, X::load_part(cr + v * X::W, lanes), x);
+            if (o.row_bias != nullptr) x = X::add(x, X::set1(o.row_bias[r]));
+            if (o.col_bias != nullptr) x = X::add(x, X::load_part(o.col_bias + v * X::W, lanes));
+            X::store_part(cr + v * X::W, x, lanes);
+        }
+    }
+}
+
+// MR rows x 3 vectors: the driver's microkernel type (util/gemm_driver.hpp).
+template <class T, int MR_, int64_t MC_, int64_t KC_, int64_t NC_>
+struct VecTile {
+    using type = T;
+    static constexpr int MR = MR_, NR = 3 * Vec<T>::W;
+    static constexpr int64_t MC = MC_, KC = KC_, NC = NC_;
+
+    template <int W>
+    static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
+        if constexpr (sizeof(T) == 4) f32_pack_strided<W>(src, ld, len, lanes, d);
+        else pack_lanes_strided<W>(src, ld, len, lanes, d);
+    }
+
+    static void tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc, int mr, int nr, const TileOut<T> &o) {
+        constexpr int w = Vec<T>::W;
+        if (nr > 2 * w) gemm_tile<T, MR, NR, 3>(kc, ap, bp, c, ldc, mr, nr, o);
+        else if (nr > w) gemm_tile<T, MR, NR, 2>(kc, ap, bp, c, ldc, mr, nr, o);
+        else gemm_tile<T, MR, NR, 1>(kc, ap, bp, c, ldc, mr, nr, o);
+    }
+};
+
+#if ANYDNN_ISA_avx512
+// 8 rows x 3 zmm: 24 accumulators + 3 B vectors + 1 broadcast of the 32
+// registers. One zmm FMA per cycle (Zen 4 double-pumps two 256-bit pipes;
+// 4-cycle latency) needs only 4 independent chains, so the tile's size is
+// set by load traffic: 3 vector loads and 8 broadcasts per 24 FMAs. 8 rows
+// divide CNN channel counts (64, 256, 2048) where 14 or 12 rows would leave
+// a partial sliver. kc = 256 keeps an A sliver in 8 KB of L1 and a 256 x 480
+// B block in 480 KB of the 1 MiB L2.
+using F32Tile = VecTile<float, 8, 1024, 256, 480>;    // 8 x 48
+using F64Tile = VecTile<double, 8, 512, 128, 480>;    // 8 x 24
+#else
+// Haswell .. Zen 3: two ymm FMA pipes of 4-5 cycles latency want >= 10
+// accumulators; 16 ymm registers hold 12 accumulators + 3 B + 1 broadcast.
+using F32Tile = VecTile<float, 4, 1024, 256, 480>;    // 4 x 24
+using F64Tile = VecTile<double, 4, 512, 256, 240>;    // 4 x 12
+#endif
+
+#else
+// Baseline x86-64 (and any other CPU): 16 xmm registers hold 8 accumulators
+// of 4 x 8 floats or 4 x 4 doubles.
+using F32Tile = PortableTile<float, 4, 8, 512, 256, 512>;
+using F64Tile = PortableTile<double, 4, 4, 256, 128, 256>;
+#endif
+
+}  // namespace
+
+extern const GemmKernels<float> gemm_f32 = make_gemm_kernels<F32Tile>();
+extern const GemmKernels<double> gemm_f64 = make_gemm_kernels<F64Tile>();
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS

@@ -1,0 +1,335 @@
+// The GEMM engine around a register-tile microkernel, compiled once per ISA
+// level: BLIS-style packing of op(A) into MR-row slivers and op(B) into
+// NR-column slivers, the mc/kc/nc cache-blocking loops, the split over
+// threads and the epilogue. docs/ARCHITECTURE.md ("GEMM engine") gives the
+// blocking parameters and why.
+//
+// A microkernel type K provides:
+//   using type = float | double;
+//   static constexpr int MR, NR;                 the register tile
+//   static constexpr int64_t MC, KC, NC;         the cache blocks (MC % MR == NC % NR == 0)
+//   template <int W> static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d);
+//                                                the transposing pack (pack_lanes_strided's contract)
+//   static void tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc,
+//                    int mr, int nr, const TileOut<T> &out);
+// tile() multiplies one packed A sliver (kc groups of MR values) by one packed
+// B sliver (kc groups of NR values) and combines the product with the
+// mr x nr (<= MR x NR) top-left corner of C at c, never touching C outside it.
+// Every element's arithmetic must not depend on mr, nr or the tile's place:
+// that makes results independent of the thread count.
+#pragma once
+
+#include <omp.h>
+
+#include "cpu/gemm.hpp"
+#include "cpu/kernels/util/common.hpp"
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t a, int64_t q) { return ceil_div(a, q) * q; }
+
+// How a tile's accumulators acc combine with C:
+//   C = alpha * acc + (load_c ? beta * C : 0) + bias.
+template <class T>
+struct TileOut {
+    T alpha, beta;
+    bool load_c;        // false only in the first K block with beta == 0
+    const T *row_bias;  // bias of the tile's rows (last K block, per_row), else null
+    const T *col_bias;  // bias of the tile's columns (last K block, per_col), else null
+};
+
+// Packs `width` lanes x len steps into W-lane slivers, where lane l of step
+// q is src[q*ld + l] (contiguous lanes): sliver s/W at d + s * sliver_stride
+// gets d[q*W + l]. Each source row is read once, front to back, whatever
+// the number of slivers: strided rows would each cost a TLB miss.
+template <int W, class T>
+inline void pack_lanes_contiguous(const T *src, int64_t ld, int64_t len, int64_t width, int64_t sliver_stride,
+                                  T *d) {
+    for (int64_t q = 0; q < len; ++q) {
+        const T *row = src + q * ld;
+        T *out = d + q * W;
+        if (q + 4 < len)
+            for (int64_t j = 0; j < width; j += 64 / sizeof(T)) __builtin_prefetch(row + 4 * ld + j);
+        int64_t s = 0;
+        for (; s + W <= width; s += W, out += W * sliver_stride)
+            for (int l = 0; l < W; ++l) out[l] = row[s + l];
+        if (s < width) {
+            const int lanes = static_cast<int>(width - s);
+            for (int l = 0; l < lanes; ++l) out[l] = row[s + l];
+            for (int l = lanes; l < W; ++l) out[l] = T(0);
+        }
+    }
+}
+
+// One sliver of W lanes x len steps where lane l of step q is src[l*ld + q]
+// (contiguous steps: a transpose), d[q*W + l]. Lanes past `lanes` are zero
+// (here and above), so that the tile computes zeros there, never NaN or
+// denormals.
+template <int W, class T>
+inline void pack_lanes_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
+    for (int l = 0; l < lanes; ++l) {
+        const T *s = src + l * ld;
+        for (int64_t q = 0; q < len; ++q) d[q * W + l] = s[q];
+    }
+    for (int l = lanes; l < W; ++l)
+        for (int64_t q = 0; q < len; ++q) d[q * W + l] = T(0);
+}
+
+// A register tile in plain loops that the compiler vectorizes along NR: the
+// generic level's kernels.
+template <class T, int MR_, int NR_, int64_t MC_, int64_t KC_, int64_t NC_>
+struct PortableTile {
+    using type = T;
+    static constexpr int MR = MR_, NR = NR_;
+    static constexpr int64_t MC = MC_, KC = KC_, NC = NC_;
+
+    template <int W>
+    static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
+        pack_lanes_strided<W>(src, ld, len, lanes, d);
+    }
+
+    static void tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc, int mr, int nr, const TileOut<T> &o) {
+        T acc[MR][NR] = {};
+        for (int64_t p = 0; p < kc; ++p, ap += MR, bp += NR)
+            for (int r = 0; r < MR; ++r)
+                for (int j = 0; j < NR; ++j) acc[r][j] += ap[r] * bp[j];
+        for (int r = 0; r < mr; ++r) {
+            T *cr = c + r * ldc;
+            T row[NR];
+            for (int j = 0; j < NR; ++j) row[j] = o.alpha * acc[r][j];
+            if (o.load_c)
+                for (int j = 0; j < nr; ++j) row[j] += o.beta * cr[j];
+            if (o.row_bias != nullptr)
+                for (int j = 0; j < nr; ++j) row[j] += o.row_bias[r];
+            if (o.col_bias != nullptr)
+                for (int j = 0; j < nr; ++j) row[j] += o.col_bias[j];
+            for (int j = 0; j < nr; ++j) cr[j] = row[j];
+        }
+    }
+};
+
+namespace gemm_detail {
+
+// op(A) (m x k_total) and op(B) (k_total x n) of a batch-reduce GEMM seen as
+// one GEMM over k_total = batch * k: reduction index p is index p % k of the
+// pair p / k.
+template <class T>
+struct Operands {
+    bool trans_a, trans_b;
+    int64_t m, n, k, batch;
+    const T *const *a;
+    int64_t lda;
+    const T *const *b;
+    int64_t ldb;
+    int64_t k_total() const { return k * batch; }
+};
+
+template <class T>
+struct Output {
+    T alpha, beta;
+    T *c;
+    int64_t ldc;
+    GemmEpilogue<T> epi;
+};
+
+// Calls fn(pair, p, len, off) for the pieces of the reduction range
+// [p0, p0 + kc) that lie in one pair: its indices p .. p + len of that pair,
+// at offset off of the range.
+template <class Fn>
+inline void for_each_piece(int64_t k, int64_t p0, int64_t kc, Fn &&fn) {
+    int64_t pair = p0 / k, p = p0 % k;
+    for (int64_t off = 0; off < kc; ++pair, p = 0) {
+        const int64_t len = imin_(k - p, kc - off);
+        fn(pair, p, len, off);
+        off += len;
+    }
+}
+
+// The MACs one packed element is worth when choosing how to split: packing
+// reads and writes each element once, about a cycle, where the tile does 16
+// or more MACs.
+constexpr int64_t kPackCostMacs = 16;
+// Below this many MACs a product stays on the calling thread.
+constexpr int64_t kParallelMacs = int64_t{1} << 18;
+
+template <class K>
+struct Engine {
+    using T = typename K::type;
+    static constexpr int MR = K::MR, NR = K::NR;
+    static constexpr int64_t kAlign = 64 / sizeof(T);  // elements per 64 bytes
+
+    // The threads split C's columns (along_n) or rows into `parts` ranges of
+    // whole slivers; each part packs its own B (along_n) or A panel and all of
+    // the other operand.
+    struct Split {
+        int parts;
+        bool along_n;
+    };
+
+    static Split split(const ExecContext &ctx, int64_t m, int64_t n, int64_t kt) {
+        if (ctx.threads <= 1 || m * n * kt < kParallelMacs) return {1, true};
+        // Cost of the slowest part, in MACs: its tiles (padding included) plus
+        // its packing.
+        auto cost = [&](bool along_n, int64_t *parts) {
+            const int64_t slivers = along_n ? ceil_div(n, NR) : ceil_div(m, MR);
+            *parts = imin_(ctx.threads, slivers);
+            const int64_t per = ceil_div(slivers, *parts);
+            const int64_t rows = along_n ? round_up(m, MR) : per * MR, cols = along_n ? per * NR : round_up(n, NR);
+            return rows * cols * kt + kPackCostMacs * (rows + cols) * kt;
+        };
+        int64_t pn, pm;
+        const int64_t cn = cost(true, &pn), cm = cost(false, &pm);
+        return cn <= cm ? Split{static_cast<int>(pn), true} : Split{static_cast<int>(pm), false};
+    }
+
+    static int64_t a_elems(int64_t m, int64_t kt) {
+        return round_up(imin_(K::MC, round_up(m, MR)) * imin_(K::KC, kt), kAlign);
+    }
+    static int64_t b_elems(int64_t n, int64_t kt) {
+        return round_up(imin_(K::NC, round_up(n, NR)) * imin_(K::KC, kt), kAlign);
+    }
+
+    static std::size_t workspace_size(const ExecContext &ctx, int64_t m, int64_t n, int64_t kt) {
+        if (m <= 0 || n <= 0 || kt <= 0) return 0;
+        const int64_t parts = split(ctx, m, n, kt).parts;
+        return static_cast<std::size_t>(parts * (a_elems(m, kt) + b_elems(n, kt)) + kAlign) * sizeof(T);
+    }
+
+    // Rows [i0, i0 + mc) x reduction [p0, p0 + kc) of op(A) into MR-row
+    // slivers: sliver s holds kc groups of the MR values of rows i0 + s*MR...
+    static void pack_a(const Operands<T> &op, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T *dst) {
+        for_each_piece(op.k, p0, kc, [&](int64_t pair, int64_t p, int64_t len, int64_t off) {
+            const T *a = op.a[pair];
+            if (op.trans_a) {
+                pack_lanes_contiguous<MR>(a + p * op.lda + i0, op.lda, len, mc, kc, dst + off * MR);
+                return;
+            }
+            for (int64_t s = 0; s < mc; s += MR)
+                K::template pack_strided<MR>(a + (i0 + s) * op.lda + p, op.lda, len,
+                                             static_cast<int>(imin_(MR, mc - s)), dst + s * kc + off * MR);
+        });
+    }
+
+    // Columns [j0, j0 + nc) x reduction [p0, p0 + kc) of op(B) into NR-column
+    // slivers.
+    static void pack_b(const Operands<T> &op, int64_t j0, int64_t nc, int64_t p0, int64_t kc, T *dst) {
+        for_each_piece(op.k, p0, kc, [&](int64_t pair, int64_t p, int64_t len, int64_t off) {
+            const T *b = op.b[pair];
+            if (!op.trans_b) {
+                pack_lanes_contiguous<NR>(b + p * op.ldb + j0, op.ldb, len, nc, kc, dst + off * NR);
+                return;
+            }
+            for (int64_t s = 0; s < nc; s += NR)
+                K::template pack_strided<NR>(b + (j0 + s) * op.ldb + p, op.ldb, len,
+                                             static_cast<int>(imin_(NR, nc - s)), dst + s * kc + off * NR);
+        });
+    }
+
+    // C[m0:m1, n0:n1] on the calling thread. The K blocks are the same for
+    // every part and every thread count (they depend on k_total only), and
+    // the part boundaries are whole slivers, so each element of C sees the
+    // same tile arithmetic whatever the split.
+    static void run_part(const Operands<T> &op, const Output<T> &out, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                         T *abuf, T *bbuf) {
+        const int64_t kt = op.k_total();
+        const int64_t kc_step = ceil_div(kt, ceil_div(kt, K::KC));  // balanced: no thin last block
+        const int64_t mc_step = round_up(ceil_div(m1 - m0, ceil_div(m1 - m0, K::MC)), MR);
+        const int64_t nc_step = round_up(ceil_div(n1 - n0, ceil_div(n1 - n0, K::NC)), NR);
+        const GemmEpilogue<T> &epi = out.epi;
+        for (int64_t ic = m0; ic < m1; ic += mc_step) {
+            const int64_t mc = imin_(mc_step, m1 - ic);
+            for (int64_t pc = 0; pc < kt; pc += kc_step) {
+                const int64_t kc = imin_(kc_step, kt - pc);
+                const bool first = pc == 0, last = pc + kc == kt;
+                pack_a(op, ic, mc, pc, kc, abuf);
+                for (int64_t jc = n0; jc < n1; jc += nc_step) {
+                    const int64_t nc = imin_(nc_step, n1 - jc);
+                    pack_b(op, jc, nc, pc, kc, bbuf);
+                    for (int64_t ir = 0; ir < mc; ir += MR) {
+                        const int mr = static_cast<int>(imin_(MR, mc - ir));
+                        T *crow = out.c + (ic + ir) * out.ldc + jc;
+                        TileOut<T> o{out.alpha, first ? out.beta : T(1), !first || out.beta != T(0), nullptr, nullptr};
+                        if (last && epi.bias_kind == GemmBias::per_row) o.row_bias = epi.bias + ic + ir;
+                        for (int64_t jr = 0; jr < nc; jr += NR) {
+                            if (last && epi.bias_kind == GemmBias::per_col) o.col_bias = epi.bias + jc + jr;
+                            K::tile(kc, abuf + ir * kc, bbuf + jr * kc, crow + jr, out.ldc, mr,
+                                    static_cast<int>(imin_(NR, nc - jr)), o);
+                        }
+                        // The strip of mr rows x nc columns was just written: still in L1/L2.
+                        if (last && epi.post_op != nullptr)
+                            epi.post_op(crow, out.ldc, mr, nc, ic + ir, jc, epi.post_op_ctx);
+                    }
+                }
+            }
+        }
+    }
+
+    // k_total == 0 or alpha == 0: C = beta * C + bias, then the post-op; A
+    // and B are not read.
+    static void scale_only(int64_t m, int64_t n, const Output<T> &out) {
+        const GemmEpilogue<T> &epi = out.epi;
+        for (int64_t i = 0; i < m; ++i) {
+            T *cr = out.c + i * out.ldc;
+            if (out.beta == T(0))
+                for (int64_t j = 0; j < n; ++j) cr[j] = T(0);
+            else
+                for (int64_t j = 0; j < n; ++j) cr[j] *= out.beta;
+            if (epi.bias_kind == GemmBias::per_row)
+                for (int64_t j = 0; j < n; ++j) cr[j] += epi.bias[i];
+            else if (epi.bias_kind == GemmBias::per_col)
+                for (int64_t j = 0; j < n; ++j) cr[j] += epi.bias[j];
+        }
+        if (epi.post_op != nullptr) epi.post_op(out.c, out.ldc, m, n, 0, 0, epi.post_op_ctx);
+    }
+
+    static void run(const ExecContext &ctx, const Operands<T> &op, const Output<T> &out, void *workspace) {
+        const int64_t m = op.m, n = op.n, kt = op.k_total();
+        if (m <= 0 || n <= 0) return;
+        if (kt <= 0 || out.alpha == T(0)) {
+            scale_only(m, n, out);
+            return;
+        }
+        const Split s = split(ctx, m, n, kt);
+        const auto addr = reinterpret_cast<std::uintptr_t>(workspace);
+        T *base = reinterpret_cast<T *>((addr + 63) & ~std::uintptr_t{63});
+        const int64_t abuf = a_elems(m, kt), per_part = abuf + b_elems(n, kt);
+        const int64_t slivers = s.along_n ? ceil_div(n, NR) : ceil_div(m, MR);
+        auto part = [&](int t) {
+            const int64_t s0 = slivers * t / s.parts, s1 = slivers * (t + 1) / s.parts;
+            T *a = base + t * per_part, *b = a + abuf;
+            if (s.along_n) run_part(op, out, 0, m, s0 * NR, imin_(n, s1 * NR), a, b);
+            else run_part(op, out, s0 * MR, imin_(m, s1 * MR), 0, n, a, b);
+        };
+        if (s.parts == 1) {
+            part(0);
+            return;
+        }
+#pragma omp parallel num_threads(s.parts)
+        {
+            // A smaller team than asked for (nested parallelism) takes several parts each.
+            for (int t = omp_get_thread_num(); t < s.parts; t += omp_get_num_threads()) part(t);
+        }
+    }
+
+    static void gemm(const ExecContext &ctx, const GemmArgs<T> &a, void *workspace) {
+        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, 1, &a.a, a.lda, &a.b, a.ldb};
+        run(ctx, op, Output<T>{a.alpha, a.beta, a.c, a.ldc, a.epilogue}, workspace);
+    }
+
+    static void brgemm(const ExecContext &ctx, const BrgemmArgs<T> &a, void *workspace) {
+        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, a.batch, a.a, a.lda, a.b, a.ldb};
+        run(ctx, op, Output<T>{a.alpha, a.beta, a.c, a.ldc, a.epilogue}, workspace);
+    }
+};
+
+}  // namespace gemm_detail
+
+// The kernel table of microkernel K.
+template <class K>
+constexpr GemmKernels<typename K::type> make_gemm_kernels() {
+    using E = gemm_detail::Engine<K>;
+    return {{K::MR, K::NR, K::MC, K::KC, K::NC}, &E::workspace_size, &E::gemm, &E::brgemm};
+}
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS

@@ -1,0 +1,412 @@
+// The packed GEMM engine (src/cpu/gemm.hpp, internal) against the reference:
+// every transpose pair, sizes around each ISA level's tile and cache blocks,
+// padded leading dimensions, alpha/beta (beta 0 over NaN), the epilogue,
+// batch-reduce GEMM, the caller's workspace, and results that do not depend
+// on the thread count, in f32 and f64 on every ISA level.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/test_util.hpp"
+#include "core/handle.hpp"
+#include "cpu/gemm.hpp"
+#include "reference/gemm_ref.hpp"
+
+using namespace anydnn_test;
+using anydnn::cpu::ExecContext;
+using anydnn::cpu::GemmBias;
+using anydnn::cpu::GemmBlocking;
+
+namespace {
+
+// One problem: sizes, transposes, padding of the leading dimensions,
+// scalars, the epilogue and the thread count.
+struct Case {
+    bool ta = false, tb = false;
+    int64_t m = 1, n = 1, k = 1, batch = 1;  // batch 1 with brgemm false: plain gemm
+    bool brgemm = false;
+    int64_t pad_a = 0, pad_b = 0, pad_c = 0;
+    double alpha = 1, beta = 0;
+    GemmBias bias = GemmBias::none;
+    bool post_op = false;
+    int threads = 2;
+
+    std::string str() const {
+        return std::string(brgemm ? "brgemm batch " + std::to_string(batch) + " " : "gemm ") + (ta ? "T" : "N") +
+               (tb ? "T" : "N") + " m " + std::to_string(m) + " n " + std::to_string(n) + " k " + std::to_string(k) +
+               " pads " + std::to_string(pad_a) + "," + std::to_string(pad_b) + "," + std::to_string(pad_c) +
+               " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " bias " +
+               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + " threads " +
+               std::to_string(threads) + " seed " + std::to_string(seed());
+    }
+};
+
+// The post-op of the tests: c = relu(c) * 0.5 + residual(row, col), and a
+// count of the calls that covered each element.
+template <class T>
+struct PostOpCtx {
+    int64_t n;
+    const std::vector<T> *residual;  // m x n dense
+    std::vector<std::atomic<int>> *hits;
+};
+
+template <class T>
+void relu_half_residual(T *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t col0,
+                        const void *vctx) noexcept {
+    const auto *ctx = static_cast<const PostOpCtx<T> *>(vctx);
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            const int64_t at = (row0 + i) * ctx->n + col0 + j;
+            T &x = c[i * ldc + j];
+            x = (x > T(0) ? x : T(0)) * T(0.5) + (*ctx->residual)[static_cast<size_t>(at)];
+            ++(*ctx->hits)[static_cast<size_t>(at)];
+        }
+}
+
+template <class T>
+std::vector<T> random_values(size_t count) {
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<T> v(count);
+    for (T &x : v) x = static_cast<T>(dist(rng()));
+    return v;
+}
+
+constexpr int64_t kGuard = 16;  // elements before and after C
+constexpr double kSentinel = 12345.0;
+
+// The operands, C with guards and gaps, and the run of one Case.
+template <class T>
+struct Problem {
+    Case cs;
+    int64_t lda, ldb, ldc;
+    std::vector<std::vector<T>> a, b;
+    std::vector<T> bias, residual;
+    std::vector<T> c0;  // C before the call: guard, rows with gaps, guard
+    std::vector<std::atomic<int>> hits;
+
+    explicit Problem(const Case &c) : cs(c), hits(static_cast<size_t>(c.m * c.n)) {
+        const int64_t a_rows = cs.ta ? cs.k : cs.m, a_cols = cs.ta ? cs.m : cs.k;
+        const int64_t b_rows = cs.tb ? cs.n : cs.k, b_cols = cs.tb ? cs.k : cs.n;
+        lda = a_cols + cs.pad_a;
+        ldb = b_cols + cs.pad_b;
+        ldc = cs.n + cs.pad_c;
+        for (int64_t i = 0; i < cs.batch; ++i) {
+            a.push_back(random_values<T>(static_cast<size_t>(a_rows * lda + 1)));
+            b.push_back(random_values<T>(static_cast<size_t>(b_rows * ldb + 1)));
+        }
+        if (cs.bias != GemmBias::none)
+            bias = random_values<T>(static_cast<size_t>(cs.bias == GemmBias::per_row ? cs.m : cs.n));
+        residual = random_values<T>(static_cast<size_t>(cs.m * cs.n));
+        c0.assign(static_cast<size_t>(cs.m * ldc + 2 * kGuard), static_cast<T>(kSentinel));
+        const std::vector<T> init = random_values<T>(static_cast<size_t>(cs.m * cs.n));
+        for (int64_t i = 0; i < cs.m; ++i)
+            for (int64_t j = 0; j < cs.n; ++j)
+                c0[static_cast<size_t>(kGuard + i * ldc + j)] =
+                    cs.beta == 0 ? std::numeric_limits<T>::quiet_NaN() : init[static_cast<size_t>(i * cs.n + j)];
+    }
+
+    std::vector<const T *> ptrs(const std::vector<std::vector<T>> &v) const {
+        std::vector<const T *> p;
+        for (const auto &x : v) p.push_back(x.data());
+        return p;
+    }
+
+    // Runs the engine on a copy of c0 and returns it; `workspace` null uses
+    // the cached-workspace convenience.
+    std::vector<T> run(anydnn::Isa isa, int threads, void *workspace = nullptr) {
+        for (auto &h : hits) h = 0;
+        std::vector<T> c = c0;
+        const PostOpCtx<T> pctx{cs.n, &residual, &hits};
+        anydnn::cpu::GemmEpilogue<T> epi;
+        epi.bias_kind = cs.bias;
+        epi.bias = bias.empty() ? nullptr : bias.data();
+        if (cs.post_op) {
+            epi.post_op = relu_half_residual<T>;
+            epi.post_op_ctx = &pctx;
+        }
+        const ExecContext ctx{threads};
+        const std::vector<const T *> ap = ptrs(a), bp = ptrs(b);
+        if (cs.brgemm) {
+            anydnn::cpu::BrgemmArgs<T> g;
+            g.trans_a = cs.ta, g.trans_b = cs.tb, g.m = cs.m, g.n = cs.n, g.k = cs.k, g.batch = cs.batch;
+            g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
+            g.a = ap.data(), g.lda = lda, g.b = bp.data(), g.ldb = ldb;
+            g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
+            if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).brgemm(ctx, g, workspace);
+            else anydnn::cpu::brgemm(isa, ctx, g);
+        } else {
+            anydnn::cpu::GemmArgs<T> g;
+            g.trans_a = cs.ta, g.trans_b = cs.tb, g.m = cs.m, g.n = cs.n, g.k = cs.k;
+            g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
+            g.a = ap[0], g.lda = lda, g.b = bp[0], g.ldb = ldb;
+            g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
+            if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).gemm(ctx, g, workspace);
+            else anydnn::cpu::gemm(isa, ctx, g);
+        }
+        return c;
+    }
+
+    size_t workspace_size(anydnn::Isa isa, int threads) const {
+        return anydnn::cpu::gemm_kernels<T>(isa).workspace_size(ExecContext{threads}, cs.m, cs.n, cs.k * cs.batch);
+    }
+
+    // Checks c (a result of run()) against the reference: each element within
+    // the rounding bound of its terms, the relative L2 error, the post-op's
+    // coverage, and guards and gaps unchanged.
+    void check(const std::vector<T> &c) const {
+        ref::GemmRefProblem p;
+        p.trans_a = cs.ta, p.trans_b = cs.tb, p.m = cs.m, p.n = cs.n, p.k = cs.k;
+        p.lda = lda, p.ldb = ldb, p.ldc = ldc, p.alpha = cs.alpha, p.beta = cs.beta;
+        p.bias = cs.bias == GemmBias::per_row ? ref::Bias::per_row
+                 : cs.bias == GemmBias::per_col ? ref::Bias::per_col
+                                                : ref::Bias::none;
+        // The reference reads the scalars as the engine gets them.
+        p.alpha = static_cast<T>(cs.alpha), p.beta = static_cast<T>(cs.beta);
+        const ref::GemmRefResult r = ref::gemm<T>(p, ptrs(a), ptrs(b), c0.data() + kGuard, bias.data());
+        // A dot product of K terms evaluated in any order with one rounding per
+        // operation is within K * u of the sum of the terms' magnitudes, plus
+        // the roundings of the alpha/beta/bias/block combination.
+        const double u = std::numeric_limits<T>::epsilon() / 2;
+        const double bound = static_cast<double>(cs.k * cs.batch + 6) * u;
+        std::vector<double> out, want;
+        int bad = 0;
+        for (int64_t i = 0; i < cs.m; ++i)
+            for (int64_t j = 0; j < cs.n; ++j) {
+                const size_t at = static_cast<size_t>(i * cs.n + j);
+                double expect = r.c[at], slack = bound * r.magnitude[at];
+                if (cs.post_op) {
+                    expect = (expect > 0 ? expect : 0) * 0.5 + residual[at];
+                    slack = slack * 0.5 + 2 * u * (std::fabs(expect) + 1);
+                    if (hits[at] != 1 && bad++ < 5)
+                        ADD_FAILURE() << "post-op covered (" << i << ", " << j << ") " << hits[at] << " times";
+                }
+                const double got = c[static_cast<size_t>(kGuard + i * ldc + j)];
+                if (!(std::fabs(got - expect) <= slack + std::numeric_limits<T>::min()) && bad++ < 5)
+                    ADD_FAILURE() << "C(" << i << ", " << j << ") = " << got << ", expected " << expect << " +- "
+                                  << slack;
+                out.push_back(got);
+                want.push_back(expect);
+            }
+        if (!out.empty()) EXPECT_LE(rel_l2(out, want), sizeof(T) == 4 ? 1e-5 : 1e-13);
+        for (size_t i = 0; i < c.size(); ++i) {
+            const int64_t off = static_cast<int64_t>(i) - kGuard;
+            const bool element = off >= 0 && off < cs.m * ldc && off % ldc < cs.n;
+            if (!element && c[i] != static_cast<T>(kSentinel) && bad++ < 5)
+                ADD_FAILURE() << "wrote outside C: offset " << off << " (ldc " << ldc << ")";
+        }
+    }
+};
+
+template <class T>
+void check_case(anydnn::Isa isa, const Case &cs) {
+    SCOPED_TRACE(cs.str());
+    Problem<T> p(cs);
+    p.check(p.run(isa, cs.threads));
+}
+
+// Runs fn.template operator()<T>() for T = float and double.
+template <class Fn>
+void for_each_type(Fn &&fn) {
+    fn.template operator()<float>();
+    fn.template operator()<double>();
+}
+
+class Gemm : public ::testing::TestWithParam<std::string> {
+protected:
+    // The handle's ISA level, as the exec files take it.
+    anydnn::Isa isa() const { return handle_.h->isa; }
+    bool available() const { return handle_.available; }
+    template <class T>
+    GemmBlocking blocking() const {
+        return anydnn::cpu::gemm_kernels<T>(isa()).blocking;
+    }
+
+private:
+    Handle handle_{GetParam()};
+};
+
+#define SKIP_IF_NO_ISA() \
+    if (!available()) GTEST_SKIP() << "ISA level not available on this machine"
+
+TEST_P(Gemm, EachLevelHasItsOwnKernels) {
+    SKIP_IF_NO_ISA();
+    // A test binary built without the library's ISA definitions would get
+    // the generic tables for every level and test nothing else.
+    if (isa() == anydnn::Isa::generic) GTEST_SKIP() << "the generic level is the baseline";
+    EXPECT_NE(&anydnn::cpu::gemm_kernels<float>(isa()), &anydnn::cpu::gemm_kernels<float>(anydnn::Isa::generic));
+    EXPECT_NE(&anydnn::cpu::gemm_kernels<double>(isa()), &anydnn::cpu::gemm_kernels<double>(anydnn::Isa::generic));
+}
+
+TEST_P(Gemm, TileEdgesEveryTransposeAndBeta) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        const int mr = bl.mr, nr = bl.nr;
+        const std::vector<int64_t> ms = {1, mr - 1, mr, mr + 1, 3 * mr + 2};
+        const std::vector<int64_t> ns = {1, nr / 3, nr / 3 + 1, nr / 2 + 1, nr - 1, nr, nr + 1, 2 * nr + 5};
+        for (bool ta : {false, true})
+            for (bool tb : {false, true})
+                for (int64_t m : ms)
+                    for (int64_t n : ns)
+                        for (int64_t k : {1, 17})
+                            for (double beta : {0.0, 0.75}) {
+                                Case cs;
+                                cs.ta = ta, cs.tb = tb, cs.m = m, cs.n = n, cs.k = k;
+                                cs.pad_a = 3, cs.pad_b = 1, cs.pad_c = 5;
+                                cs.alpha = 1.5, cs.beta = beta;
+                                check_case<T>(isa(), cs);
+                            }
+    });
+}
+
+TEST_P(Gemm, ReductionBlocks) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        for (int64_t k : {bl.kc - 1, bl.kc, bl.kc + 1, 2 * bl.kc + 3})
+            for (bool ta : {false, true})
+                for (bool tb : {false, true})
+                    for (double beta : {0.0, -0.5}) {
+                        Case cs;
+                        cs.ta = ta, cs.tb = tb, cs.m = 2 * bl.mr + 1, cs.n = bl.nr + 3, cs.k = k;
+                        cs.pad_a = 2, cs.pad_b = 7, cs.pad_c = 1;
+                        cs.alpha = -0.75, cs.beta = beta;
+                        check_case<T>(isa(), cs);
+                    }
+    });
+}
+
+TEST_P(Gemm, CacheBlocksAndThreadSplits) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        struct Size {
+            int64_t m, n, k;
+        };
+        // Past one mc block of rows, past one nc block of columns, and large
+        // enough for both splits over threads (along m and along n).
+        for (const Size s : {Size{bl.mc + bl.mr + 1, 17, 9}, Size{5, bl.nc + bl.nr + 1, 9}, Size{300, 40, 70},
+                             Size{40, 300, 70}, Size{97, 131, 150}})
+            for (bool ta : {false, true})
+                for (bool tb : {false, true}) {
+                    Case cs;
+                    cs.ta = ta, cs.tb = tb, cs.m = s.m, cs.n = s.n, cs.k = s.k;
+                    cs.pad_a = 1, cs.pad_c = 2;
+                    cs.alpha = 0.5, cs.beta = 2;
+                    check_case<T>(isa(), cs);
+                }
+    });
+}
+
+TEST_P(Gemm, AlphaZeroAndEmptyReductionReadNeitherOperand) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        for (double beta : {0.0, 1.0, -2.0})
+            for (int64_t k : {0, 5}) {
+                Case cs;
+                cs.m = 13, cs.n = 29, cs.k = k, cs.alpha = k == 0 ? 1.0 : 0.0, cs.beta = beta;
+                cs.bias = GemmBias::per_col, cs.post_op = true;
+                SCOPED_TRACE(cs.str());
+                Problem<T> p(cs);
+                for (auto &v : p.a) std::fill(v.begin(), v.end(), std::numeric_limits<T>::quiet_NaN());
+                for (auto &v : p.b) std::fill(v.begin(), v.end(), std::numeric_limits<T>::quiet_NaN());
+                std::vector<T> c = p.run(isa(), 2);
+                // The reference would propagate the NaNs: compare with a zero product.
+                for (auto &v : p.a) std::fill(v.begin(), v.end(), T(0));
+                for (auto &v : p.b) std::fill(v.begin(), v.end(), T(0));
+                p.check(c);
+            }
+    });
+}
+
+TEST_P(Gemm, Epilogue) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        for (GemmBias bias : {GemmBias::none, GemmBias::per_row, GemmBias::per_col})
+            for (bool post : {false, true})
+                for (int64_t k : {int64_t{7}, bl.kc + 5})  // the bias and post-op apply once, after the last block
+                    for (double beta : {0.0, 0.5}) {
+                        Case cs;
+                        cs.m = 3 * bl.mr + 1, cs.n = 2 * bl.nr - 3, cs.k = k, cs.tb = true;
+                        cs.pad_c = 3, cs.alpha = 1.25, cs.beta = beta, cs.bias = bias, cs.post_op = post;
+                        check_case<T>(isa(), cs);
+                    }
+        Case big;  // split over threads, so the post-op runs on both
+        big.m = 200, big.n = 300, big.k = 33, big.bias = GemmBias::per_row, big.post_op = true;
+        check_case<T>(isa(), big);
+    });
+}
+
+TEST_P(Gemm, BatchReduce) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        // k = kc/2 + 3: reduction blocks span pairs.
+        for (int64_t batch : {0, 1, 3, 7})
+            for (int64_t k : {int64_t{1}, int64_t{13}, bl.kc / 2 + 3})
+                for (bool ta : {false, true})
+                    for (bool tb : {false, true}) {
+                        Case cs;
+                        cs.brgemm = true, cs.batch = batch;
+                        cs.ta = ta, cs.tb = tb, cs.m = bl.mr + 3, cs.n = bl.nr + 5, cs.k = k;
+                        cs.pad_a = 1, cs.pad_b = 2, cs.pad_c = 3;
+                        cs.alpha = 0.5, cs.beta = batch == 3 ? 0.0 : 1.0;
+                        cs.bias = GemmBias::per_row, cs.post_op = batch == 7;
+                        check_case<T>(isa(), cs);
+                    }
+    });
+}
+
+TEST_P(Gemm, ResultsDoNotDependOnTheThreadCount) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        struct Size {
+            int64_t m, n, k, batch;
+        };
+        for (const Size s : {Size{64, 700, 64, 1}, Size{500, 49, 90, 1}, Size{123, 457, 300, 1}, Size{70, 90, 40, 9}})
+            for (bool ta : {false, true}) {
+                Case cs;
+                cs.ta = ta, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.batch = s.batch, cs.brgemm = s.batch > 1;
+                cs.alpha = 1, cs.beta = 0.5, cs.bias = GemmBias::per_col, cs.post_op = true;
+                SCOPED_TRACE(cs.str());
+                Problem<T> p(cs);
+                const std::vector<T> one = p.run(isa(), 1);
+                p.check(one);
+                for (int threads : {2, 3}) {
+                    const std::vector<T> more = p.run(isa(), threads);
+                    EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0)
+                        << threads << " threads differ from 1";
+                }
+            }
+    });
+}
+
+TEST_P(Gemm, CallersWorkspaceAnyAlignmentExactSize) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        for (int threads : {1, 2}) {
+            Case cs;
+            cs.m = 150, cs.n = 333, cs.k = 300, cs.tb = true, cs.beta = 0.25, cs.threads = threads;
+            SCOPED_TRACE(cs.str());
+            Problem<T> p(cs);
+            const size_t size = p.workspace_size(isa(), threads);
+            ASSERT_GT(size, 0u);
+            // One byte off any alignment, with guard bytes behind it.
+            std::vector<unsigned char> ws(size + 1 + 64, 0xa5);
+            p.check(p.run(isa(), threads, ws.data() + 1));
+            for (size_t i = size + 1; i < ws.size(); ++i) ASSERT_EQ(ws[i], 0xa5) << "workspace overrun at " << i;
+        }
+        Case empty;
+        empty.m = 0, empty.n = 7, empty.k = 3;
+        EXPECT_EQ(Problem<T>(empty).workspace_size(isa(), 2), 0u);
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, Gemm, ::testing::ValuesIn(isa_levels()));
+
+}  // namespace

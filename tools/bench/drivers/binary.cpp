@@ -1,0 +1,146 @@
+#include "drivers/binary.hpp"
+
+#include "core/anydnn_util.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "onednn/adaptor.hpp"
+
+namespace anydnn_bench {
+
+const char kBinaryUsage[] =
+    "    --alg=add|mul|min|max|addtensor --dt=f32|f64|f16|bf16 --tag=nchw|nhwc;\n"
+    "    problem: 16x64x56x56:1x64x1x1 (src0:src1, src1 broadcast; one tensor: both alike)\n";
+
+namespace {
+
+const std::initializer_list<std::pair<const char *, BinaryAlg>> kAlgs = {
+    {"add", BinaryAlg::add}, {"mul", BinaryAlg::mul}, {"min", BinaryAlg::min},
+    {"max", BinaryAlg::max}, {"addtensor", BinaryAlg::addtensor}};
+
+anydnnOpTensorOp_t op_of(BinaryAlg alg) {
+    switch (alg) {
+    case BinaryAlg::mul: return ANYDNN_OP_TENSOR_MUL;
+    case BinaryAlg::min: return ANYDNN_OP_TENSOR_MIN;
+    case BinaryAlg::max: return ANYDNN_OP_TENSOR_MAX;
+    default: return ANYDNN_OP_TENSOR_ADD;
+    }
+}
+
+class OpTensorDesc {
+public:
+    OpTensorDesc(anydnnOpTensorOp_t op, anydnnDataType_t dt) {
+        check(anydnnCreateOpTensorDescriptor(&d_), "anydnnCreateOpTensorDescriptor");
+        const anydnnStatus_t s = anydnnSetOpTensorDescriptor(d_, op, compute_type(dt), ANYDNN_NOT_PROPAGATE_NAN);
+        if (s != ANYDNN_STATUS_SUCCESS) {
+            anydnnDestroyOpTensorDescriptor(d_);
+            check(s, "anydnnSetOpTensorDescriptor");
+        }
+    }
+    ~OpTensorDesc() { anydnnDestroyOpTensorDescriptor(d_); }
+    OpTensorDesc(const OpTensorDesc &) = delete;
+    OpTensorDesc &operator=(const OpTensorDesc &) = delete;
+    operator anydnnOpTensorDescriptor_t() const { return d_; }
+
+private:
+    anydnnOpTensorDescriptor_t d_ = nullptr;
+};
+
+class AnydnnBinary final : public Case {
+public:
+    AnydnnBinary(const BinaryProblem &p, anydnnHandle_t h, const Inputs &in)
+        : p_(p), h_(h), in_(in), op_(op_of(p.alg), p.dt), d0_(p.dt, at_least_4d(p.src0), p.tag),
+          d1_(p.dt, at_least_4d(p.src1), p.tag), out_(p.dt, elements(p.src0)) {
+        reset();  // addtensor reads C: start from real values, not from whatever the allocation held
+    }
+
+    void reset() override {
+        if (p_.alg == BinaryAlg::addtensor) out_.copy_from(in_[BinaryProblem::kSrc0]);
+    }
+    void run() override {
+        const Scalar one(1), zero(0);
+        const void *a = in_[BinaryProblem::kSrc0].data(), *b = in_[BinaryProblem::kSrc1].data();
+        if (p_.alg == BinaryAlg::addtensor)
+            check(anydnnAddTensor(h_, one.get(p_.dt), d1_, b, one.get(p_.dt), d0_, out_.data()), "anydnnAddTensor");
+        else
+            check(anydnnOpTensor(h_, op_, one.get(p_.dt), d0_, a, one.get(p_.dt), d1_, b, zero.get(p_.dt), d0_,
+                                 out_.data()),
+                  "anydnnOpTensor");
+    }
+    std::vector<Buffer *> outputs() override { return {&out_}; }
+
+private:
+    const BinaryProblem &p_;
+    anydnnHandle_t h_;
+    const Inputs &in_;
+    OpTensorDesc op_;
+    TensorDesc d0_, d1_;
+    Buffer out_;
+};
+
+class BinaryDriver final : public Driver {
+public:
+    bool parse_option(std::string_view key, std::string_view value) override {
+        const std::string option = "--" + std::string(key);
+        if (key == "alg")
+            p_.alg = parse_choice(value, option, kAlgs);
+        else if (key == "dt")
+            p_.dt = parse_float_dt(value, option);
+        else if (key == "tag")
+            p_.tag = parse_tag(value, option);
+        else
+            return false;
+        return true;
+    }
+
+    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
+        auto p = std::make_unique<BinaryProblem>(p_);
+        const std::vector<Dims> d = parse_dims_list(descriptor, {"src0", "src1"});
+        p->src0 = d[0];
+        p->src1 = d.size() > 1 ? d[1] : d[0];
+        const std::string where = "problem '" + std::string(descriptor) + "': ";
+        if (p->src1.size() != p->src0.size())
+            throw ParseError(where + "src1 has " + std::to_string(p->src1.size()) + " dimensions, src0 has " +
+                             std::to_string(p->src0.size()));
+        for (size_t i = 0; i < p->src0.size(); ++i)
+            if (p->src1[i] != 1 && p->src1[i] != p->src0[i])
+                throw ParseError(where + "src1 dimension " + std::to_string(i) + " is " + std::to_string(p->src1[i]) +
+                                 ", neither 1 nor src0's " + std::to_string(p->src0[i]));
+        return p;
+    }
+
+private:
+    BinaryProblem p_;
+};
+
+}  // namespace
+
+std::string BinaryProblem::repro() const {
+    return std::string("--binary --alg=") + choice_name(alg, kAlgs) + " --dt=" + dt_name(dt) + " --tag=" +
+           tag_name(tag) + " " + dims_string(src0) + ":" + dims_string(src1);
+}
+
+double BinaryProblem::bytes() const {
+    // Read src0 and src1, write dst (for addtensor: read C and A, write C).
+    return double((2 * elements(src0) + elements(src1)) * int64_t(dt_size(dt)));
+}
+
+double BinaryProblem::tolerance() const { return storage_tolerance(dt); }
+
+Inputs BinaryProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
+    Inputs in;
+    in.emplace_back(dt, elements(src0));
+    in.emplace_back(dt, elements(src1));
+    in[kSrc0].fill_uniform(seed, -1, 1);
+    in[kSrc1].fill_uniform(seed + 1, -1, 1);
+    return in;
+}
+
+std::unique_ptr<Case> BinaryProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
+    return std::make_unique<AnydnnBinary>(*this, h, in);
+}
+
+std::unique_ptr<Case> BinaryProblem::onednn_case(const Inputs &in) const { return onednn::binary_case(*this, in); }
+
+std::unique_ptr<Driver> make_binary_driver() { return std::make_unique<BinaryDriver>(); }
+
+}  // namespace anydnn_bench

@@ -1,0 +1,26 @@
+// The list of drivers: one line per op family. --conv, --pool, --bnorm and
+// --rnn join here as they are written.
+#include "core/driver.hpp"
+#include "drivers/binary.hpp"
+#include "drivers/eltwise.hpp"
+#include "drivers/reduction.hpp"
+#include "drivers/softmax.hpp"
+#include "drivers/transform.hpp"
+
+namespace anydnn_bench {
+namespace {
+
+const DriverInfo kDrivers[] = {
+    {"eltwise", kEltwiseUsage, make_eltwise_driver},
+    {"binary", kBinaryUsage, make_binary_driver},
+    {"transform", kTransformUsage, make_transform_driver},
+    {"reorder", "    the same as --transform (benchdnn's name)\n", make_transform_driver},
+    {"softmax", kSoftmaxUsage, make_softmax_driver},
+    {"reduction", kReductionUsage, make_reduction_driver},
+};
+
+}  // namespace
+
+std::span<const DriverInfo> drivers() { return kDrivers; }
+
+}  // namespace anydnn_bench

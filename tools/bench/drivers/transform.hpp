@@ -1,0 +1,32 @@
+// --transform (alias --reorder): anydnnTransformTensor, as benchdnn's
+// reorder driver: --sdt/--ddt (or --dt for both) --stag/--dtag (or --tag),
+// problem NxCxHxW; e.g. --stag=nchw --dtag=nhwc 16x64x56x56.
+#pragma once
+
+#include <memory>
+
+#include "core/driver.hpp"
+#include "core/types.hpp"
+
+namespace anydnn_bench {
+
+struct TransformProblem final : Problem {
+    enum Input { kX };
+
+    anydnnDataType_t sdt = ANYDNN_DATA_FLOAT, ddt = ANYDNN_DATA_FLOAT;
+    Tag stag = Tag::nchw, dtag = Tag::nhwc;
+    Dims dims;
+
+    const char *driver() const override { return "transform"; }
+    std::string repro() const override;
+    double bytes() const override;
+    double tolerance() const override;
+    Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
+    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
+    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+};
+
+std::unique_ptr<Driver> make_transform_driver();
+extern const char kTransformUsage[];
+
+}  // namespace anydnn_bench

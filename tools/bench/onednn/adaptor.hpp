@@ -1,0 +1,41 @@
+// The oneDNN side of each driver: the same problem as a oneDNN primitive on
+// the same input buffers. Compiled with -DANYDNN_BENCH_WITH_ONEDNN when CMake
+// finds oneDNN (onednn/*.cpp); otherwise onednn/not_built.cpp answers every
+// call with Unsupported("oneDNN: not built in").
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/driver.hpp"
+
+namespace anydnn_bench {
+
+struct EltwiseProblem;
+struct BinaryProblem;
+struct TransformProblem;
+struct SoftmaxProblem;
+struct ReductionProblem;
+
+namespace onednn {
+
+// CMake defines ANYDNN_BENCH_WITH_ONEDNN for the whole tool when it found
+// oneDNN.
+inline constexpr bool kBuiltIn =
+#if defined(ANYDNN_BENCH_WITH_ONEDNN)
+    true;
+#else
+    false;
+#endif
+
+// e.g. "oneDNN 3.2.0 (..., CPU runtime OpenMP)"; "oneDNN: not built in" without it.
+std::string version();
+
+std::unique_ptr<Case> eltwise_case(const EltwiseProblem &p, const Inputs &in);
+std::unique_ptr<Case> binary_case(const BinaryProblem &p, const Inputs &in);
+std::unique_ptr<Case> transform_case(const TransformProblem &p, const Inputs &in);
+std::unique_ptr<Case> softmax_case(const SoftmaxProblem &p, const Inputs &in);
+std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in);
+
+}  // namespace onednn
+}  // namespace anydnn_bench

@@ -1,0 +1,74 @@
+// What every oneDNN adaptor shares: the engine and stream, memory
+// descriptors of the tool's dims/tags/types, and a Case that runs one
+// primitive on bound buffers.
+#pragma once
+
+#include <dnnl.hpp>
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/driver.hpp"
+#include "core/error.hpp"
+#include "core/types.hpp"
+
+namespace anydnn_bench::onednn {
+
+dnnl::engine &engine();
+dnnl::stream &stream();
+
+// Unsupported for the types oneDNN lacks (s64).
+dnnl::memory::data_type data_type(anydnnDataType_t dt);
+// The same dims and strides as the anydnn descriptor of (dims, tag).
+dnnl::memory::desc md(const Dims &dims, Tag tag, anydnnDataType_t dt);
+// A oneDNN memory object over a buffer of the tool (inputs are only read).
+dnnl::memory memory(const dnnl::memory::desc &d, const Buffer &b);
+
+// Calls make() (a primitive descriptor's constructor): a problem oneDNN
+// does not implement on this CPU becomes Unsupported with oneDNN's message.
+template <class Make>
+auto make_pd(const char *primitive, Make &&make) -> decltype(make()) {
+    try {
+        return make();
+    } catch (const dnnl::error &e) {
+        throw Unsupported(std::string("oneDNN ") + primitive + ": " + e.what());
+    }
+}
+
+class PrimitiveCase final : public Case {
+public:
+    // `outputs` are the buffers bound in `args` that corr mode compares.
+    PrimitiveCase(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args, std::vector<Buffer> outputs)
+        : prim_(std::move(p)), args_(std::move(args)), outputs_(std::move(outputs)) {}
+
+    // Output i is also an input (in place): it starts from `initial`, and
+    // reset() restores it.
+    void start_from(size_t i, const Buffer &initial) {
+        initial_.emplace_back(i, &initial);
+        outputs_[i].copy_from(initial);
+    }
+
+    void run() override {
+        prim_.execute(stream(), args_);
+        stream().wait();
+    }
+    void reset() override {
+        for (const auto &[i, b] : initial_) outputs_[i].copy_from(*b);
+    }
+    std::vector<Buffer *> outputs() override {
+        std::vector<Buffer *> v;
+        for (Buffer &b : outputs_) v.push_back(&b);
+        return v;
+    }
+
+private:
+    dnnl::primitive prim_;
+    std::unordered_map<int, dnnl::memory> args_;
+    std::vector<Buffer> outputs_;
+    std::vector<std::pair<size_t, const Buffer *>> initial_;
+};
+
+}  // namespace anydnn_bench::onednn

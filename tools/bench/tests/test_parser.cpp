@@ -1,0 +1,193 @@
+// anydnn-bench's command-line and descriptor parsing: accepted syntax, the
+// reproducer of each problem, and bad input rejected with a message that
+// names the field at fault. Nothing here runs a primitive.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/cli.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+
+namespace anydnn_bench {
+namespace {
+
+Plan parse(std::vector<std::string> args) { return parse_command_line(args); }
+
+// The message of the ParseError that parsing `args` throws ("" if none).
+std::string error_of(std::vector<std::string> args) {
+    try {
+        parse_command_line(args);
+    } catch (const ParseError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+#define EXPECT_REJECTED(args, ...)                                          \
+    do {                                                                    \
+        const std::string msg_ = error_of(args);                            \
+        EXPECT_FALSE(msg_.empty()) << "accepted";                           \
+        for (const char *part_ : {__VA_ARGS__})                             \
+            EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nexpected: " << part_; \
+    } while (0)
+
+TEST(BenchParser, Dims) {
+    EXPECT_EQ(parse_dims("16x64x56x56", "src"), (Dims{16, 64, 56, 56}));
+    EXPECT_EQ(parse_dims("7", "src"), (Dims{7}));
+    EXPECT_EQ(dims_string({2, 3, 5}), "2x3x5");
+    const std::vector<Dims> two = parse_dims_list("4x8:1x8", {"src0", "src1"});
+    ASSERT_EQ(two.size(), 2u);
+    EXPECT_EQ(two[1], (Dims{1, 8}));
+}
+
+TEST(BenchParser, BadDimsNameTheField) {
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "16x0x56x56"}), "src", "dimension 1", "is 0");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "16xax56"}), "src", "dimension 1", "'a'");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "16x64x"}), "dimension 2", "not a number");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "1x1x1x1x1x1x1x1x1"}), "9 dimensions");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "65536x65536"}), "2^31");
+    EXPECT_REJECTED(std::vector<std::string>({"--binary", "2x3x4x5:2x7x4x5"}), "src1 dimension 1", "is 7",
+                    "src0's 3");
+    EXPECT_REJECTED(std::vector<std::string>({"--binary", "2x3x4x5:3x4x5"}), "src1 has 3 dimensions");
+    EXPECT_REJECTED(std::vector<std::string>({"--binary", "2x3:2x3:2x3"}), "more than 2");
+    EXPECT_REJECTED(std::vector<std::string>({"--reduction", "2x3x4x5"}), "no dst");
+    EXPECT_REJECTED(std::vector<std::string>({"--reduction", "2x3x4x5:1x2x1x1"}), "dst dimension 1", "is 2");
+}
+
+TEST(BenchParser, BadOptionsNameTheOption) {
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--alg=relux", "2x3x4x5"}), "--alg", "'relux'", "relu|");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--dt=f8"}), "--dt", "'f8'");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--dt=s8"}), "--dt", "f32|f64|f16|bf16");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--tag=nchw16c"}), "--tag", "'nchw16c'");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--dir=up"}), "--dir", "'up'");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--alpha=abc"}), "--alpha", "'abc'");
+    EXPECT_REJECTED(std::vector<std::string>({"--eltwise", "--axis=1"}), "unknown option '--axis'", "--eltwise");
+    EXPECT_REJECTED(std::vector<std::string>({"--threads=0"}), "--threads", "minimum 1");
+    EXPECT_REJECTED(std::vector<std::string>({"--mode=fast"}), "--mode", "perf|corr|both");
+    EXPECT_REJECTED(std::vector<std::string>({"--compare=cudnn"}), "--compare", "onednn|none");
+    EXPECT_REJECTED(std::vector<std::string>({"--min-time=-1"}), "--min-time");
+    EXPECT_REJECTED(std::vector<std::string>({"--frobnicate"}), "unknown option '--frobnicate'");
+    EXPECT_REJECTED(std::vector<std::string>({"--alg=relu"}), "--alg", "no driver flag");
+    EXPECT_REJECTED(std::vector<std::string>({"2x3x4x5"}), "before any driver flag");
+    EXPECT_REJECTED(std::vector<std::string>({"--softmax", "--axis=2", "64x1000"}), "--axis=2", "out of range");
+    EXPECT_REJECTED(std::vector<std::string>({"--softmax", "--tag=nhwc", "--axis=2", "2x3x4x5"}), "--axis=2",
+                    "nhwc");
+    EXPECT_REJECTED(std::vector<std::string>({"--softmax", "--dir=bwd"}), "--dir", "'bwd'");
+    EXPECT_REJECTED(std::vector<std::string>({"--batch=/nonexistent/list.txt"}), "--batch", "cannot open");
+}
+
+TEST(BenchParser, ProblemsCarryTheirOptions) {
+    const Plan plan = parse({"--mode=corr", "--threads=3", "--eltwise", "--alg=tanh", "--dt=bf16", "--tag=nhwc",
+                             "2x3x4x5", "--mode=both", "--dir=bwd", "1x2x3x4"});
+    ASSERT_EQ(plan.problems.size(), 2u);
+    EXPECT_EQ(plan.problems[0].settings.mode, Mode::corr);
+    EXPECT_EQ(plan.problems[0].settings.threads, 3);
+    EXPECT_EQ(plan.problems[0].problem->repro(), "--eltwise --dir=fwd --alg=tanh --dt=bf16 --tag=nhwc 2x3x4x5");
+    // Options persist from one problem to the next.
+    EXPECT_EQ(plan.problems[1].settings.mode, Mode::both);
+    EXPECT_EQ(plan.problems[1].problem->repro(), "--eltwise --dir=bwd --alg=tanh --dt=bf16 --tag=nhwc 1x2x3x4");
+}
+
+TEST(BenchParser, DriverFlagResetsItsOptions) {
+    const Plan plan = parse({"--eltwise", "--alg=gelu", "2x3x4x5", "--eltwise", "2x3x4x5"});
+    ASSERT_EQ(plan.problems.size(), 2u);
+    EXPECT_EQ(plan.problems[1].problem->repro(), "--eltwise --dir=fwd --alg=relu --dt=f32 --tag=nchw 2x3x4x5");
+}
+
+TEST(BenchParser, AlphaDefaultsPerAlgorithm) {
+    const Plan plan = parse({"--eltwise", "--alg=clip", "2x3x4x5", "--alpha=0.5", "2x3x4x5", "--alg=relu", "1x1x1"});
+    ASSERT_EQ(plan.problems.size(), 3u);
+    EXPECT_EQ(plan.problems[0].problem->repro(), "--eltwise --dir=fwd --alg=clip --alpha=6 --dt=f32 --tag=nchw 2x3x4x5");
+    EXPECT_EQ(plan.problems[1].problem->repro(),
+              "--eltwise --dir=fwd --alg=clip --alpha=0.5 --dt=f32 --tag=nchw 2x3x4x5");
+    EXPECT_EQ(plan.problems[2].problem->repro(), "--eltwise --dir=fwd --alg=relu --dt=f32 --tag=nchw 1x1x1");
+}
+
+// Every driver's reproducer parses back to the same problem.
+TEST(BenchParser, ReproducersRoundTrip) {
+    const std::vector<std::vector<std::string>> lines = {
+        {"--eltwise", "--dir=BWD_D", "--alg=swish", "--alpha=1.5", "--dt=f16", "16x64x56x56"},
+        {"--binary", "--alg=addtensor", "--tag=nhwc", "2x16x5x7:1x16x1x1"},
+        {"--binary", "--alg=max", "2x16x5x7"},
+        {"--reorder", "--sdt=f32", "--ddt=s8", "--stag=nhwc", "--dtag=nchw", "2x3x4x5"},
+        {"--softmax", "--alg=logsoftmax", "--axis=0", "64x1000"},
+        {"--reduction", "--alg=norm2", "--dt=f64", "16x64x56x56:16x64x1x1"},
+    };
+    for (const auto &line : lines) {
+        const Plan first = parse(line);
+        ASSERT_EQ(first.problems.size(), 1u);
+        const std::string repro = first.problems[0].problem->repro();
+        std::vector<std::string> again;
+        for (size_t b = 0, e; b < repro.size(); b = e + 1) {
+            e = repro.find(' ', b);
+            if (e == std::string::npos) e = repro.size();
+            again.push_back(repro.substr(b, e - b));
+        }
+        const Plan second = parse(again);
+        ASSERT_EQ(second.problems.size(), 1u) << repro;
+        EXPECT_EQ(second.problems[0].problem->repro(), repro);
+    }
+}
+
+TEST(BenchParser, BytesCountTheFewestTransfers) {
+    const Plan plan = parse({"--eltwise", "4x4x4x4", "--dir=bwd", "4x4x4x4", "--binary", "--dt=f16", "4x4x4x4:1x4x1x1",
+                             "--transform", "--sdt=f32", "--ddt=bf16", "4x4x4x4", "--reduction", "4x4x4x4:1x4x1x1"});
+    ASSERT_EQ(plan.problems.size(), 5u);
+    EXPECT_EQ(plan.problems[0].problem->bytes(), 256 * 4 * 2);
+    EXPECT_EQ(plan.problems[1].problem->bytes(), 256 * 4 * 3);
+    EXPECT_EQ(plan.problems[2].problem->bytes(), (256 * 2 + 4) * 2);
+    EXPECT_EQ(plan.problems[3].problem->bytes(), 256 * (4 + 2));
+    EXPECT_EQ(plan.problems[4].problem->bytes(), (256 + 4) * 4);
+}
+
+TEST(BenchParser, Strides) {
+    EXPECT_EQ(strides_for({2, 3, 4, 5}, Tag::nchw), (Dims{60, 20, 5, 1}));
+    EXPECT_EQ(strides_for({2, 3, 4, 5}, Tag::nhwc), (Dims{60, 1, 15, 3}));
+    EXPECT_EQ(strides_for({2, 3, 4, 5, 6}, Tag::nhwc), (Dims{360, 1, 90, 18, 3}));
+    EXPECT_EQ(at_least_4d({64, 1000}), (Dims{64, 1000, 1, 1}));
+}
+
+TEST(BenchParser, BatchFiles) {
+    const std::string path = testing::TempDir() + "bench_parser_batch.txt";
+    {
+        std::ofstream f(path);
+        f << "# a comment line\n"
+             "--softmax --axis=1 64x1000   # trailing comment\n"
+             "\n"
+             "--binary --alg=mul 2x3x4x5:1x3x1x1\n";
+    }
+    const Plan plan = parse({"--threads=2", "--batch=" + path, "--eltwise", "1x2x3x4"});
+    ASSERT_EQ(plan.problems.size(), 3u);
+    EXPECT_EQ(plan.problems[0].problem->repro(), "--softmax --alg=accurate --axis=1 --dt=f32 --tag=nchw 64x1000");
+    EXPECT_EQ(plan.problems[1].problem->repro(), "--binary --alg=mul --dt=f32 --tag=nchw 2x3x4x5:1x3x1x1");
+    EXPECT_EQ(plan.problems[1].settings.threads, 2);
+    EXPECT_STREQ(plan.problems[2].problem->driver(), "eltwise");
+    {
+        std::ofstream f(path);
+        f << "--eltwise 2x3x4x5\n--eltwise --alg=nope 2x3x4x5\n";
+    }
+    EXPECT_REJECTED(std::vector<std::string>({"--batch=" + path}), "bench_parser_batch.txt:2:", "--alg", "'nope'");
+    std::remove(path.c_str());
+}
+
+TEST(BenchParser, GlobalOptions) {
+    const Plan plan = parse({"--peak", "--threads=2", "--peak-mib=8", "--min-time=0.01", "--csv=out.csv",
+                             "--json=-", "--peak-file=p.txt", "--compare=onednn", "--min-runs=3"});
+    EXPECT_TRUE(plan.peak);
+    EXPECT_EQ(plan.peak_threads, 2);
+    EXPECT_EQ(plan.peak_mib, 8);
+    EXPECT_DOUBLE_EQ(plan.peak_min_time_s, 0.01);
+    EXPECT_EQ(plan.csv_path, "out.csv");
+    EXPECT_EQ(plan.json_path, "-");
+    EXPECT_EQ(plan.peak_file, "p.txt");
+    EXPECT_TRUE(plan.problems.empty());
+    EXPECT_TRUE(parse({"--help"}).help);
+    EXPECT_FALSE(usage().empty());
+}
+
+}  // namespace
+}  // namespace anydnn_bench
