@@ -3,6 +3,7 @@
 // straight-line expression of vmath calls and selects, which GCC vectorizes.
 #include "cpu/activation.hpp"
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/streaming_store.hpp"
 #include "cpu/kernels/util/vmath.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -155,11 +156,16 @@ void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a) {
     T *y = static_cast<T *>(a.y);
     const int64_t sy = L.inner_stride(0), sx = L.inner_stride(1);
     const bool unit = sy == 1 && sx == 1, blend = beta != C(0);
+    const bool stream = unit && !blend && use_streaming_stores(L.total() * int64_t(sizeof(T)), y, x);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
             const T *xp = x + off[1];
             T *yp = y + off[0];
-            if (unit && !blend) forward_run<M, true, false>(xp, sx, yp, sy, n, alpha, beta, p);
+            if (stream && n >= kStreamingMinRun)
+                staged_run(yp, n, [&](T *buf, int64_t i, int64_t c) {
+                    forward_run<M, true, false>(xp + i, 1, buf, 1, c, alpha, beta, p);
+                });
+            else if (unit && !blend) forward_run<M, true, false>(xp, sx, yp, sy, n, alpha, beta, p);
             else if (unit) forward_run<M, true, true>(xp, sx, yp, sy, n, alpha, beta, p);
             else if (!blend) forward_run<M, false, false>(xp, sx, yp, sy, n, alpha, beta, p);
             else forward_run<M, false, true>(xp, sx, yp, sy, n, alpha, beta, p);
@@ -191,11 +197,16 @@ void backward_typed(const ExecContext &ctx, const ActivationBackwardArgs &a) {
     T *dx = static_cast<T *>(a.dx);
     const int64_t s[4] = {L.inner_stride(0), L.inner_stride(1), L.inner_stride(2), L.inner_stride(3)};
     const bool unit = s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 1, blend = beta != C(0);
+    const bool stream = unit && !blend && use_streaming_stores(L.total() * int64_t(sizeof(T)), dx, dy, y, x);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
             const T *dyp = dy + off[1], *yp = y + off[2], *xp = x + off[3];
             T *dxp = dx + off[0];
-            if (unit && !blend) backward_run<M, true, false>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
+            if (stream && n >= kStreamingMinRun)
+                staged_run(dxp, n, [&](T *buf, int64_t i, int64_t c) {
+                    backward_run<M, true, false>(dyp + i, yp + i, xp + i, buf, s, c, alpha, beta, p);
+                });
+            else if (unit && !blend) backward_run<M, true, false>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
             else if (unit) backward_run<M, true, true>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
             else if (!blend) backward_run<M, false, false>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
             else backward_run<M, false, true>(dyp, yp, xp, dxp, s, n, alpha, beta, p);

@@ -14,8 +14,11 @@
 //   softmaxes advances together, one vector lane per softmax.
 // FAST and ACCURATE store each e^(x - max) into y when y holds the compute
 // type and beta is 0, and scale it in the last pass instead of computing the
-// exponential twice.
+// exponential twice. On tensors beyond the cache (streaming_store.hpp) a
+// contiguous row of up to kStreamingChunk elements is staged in L1 instead
+// and streamed to y, so y is written once and never read.
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/streaming_store.hpp"
 #include "cpu/kernels/util/vmath.hpp"
 #include "cpu/softmax.hpp"
 
@@ -131,6 +134,36 @@ void forward_row(const StridedLoop &row, const int64_t *base, const T *x, T *y, 
             }
         });
     }
+}
+
+// One contiguous row of n <= kStreamingChunk elements at x and y, beta 0:
+// the e^(x - max) (or, for LOG, the results) are staged in L1 and stream to y.
+template <Alg A, class C>
+void forward_row_streamed(const C *x, C *y, int64_t n, C alpha) {
+    alignas(64) C buf[kStreamingChunk];
+    C m = 0;
+    if constexpr (A != Alg::fast) {
+        C acc[kLanes];
+        for (int j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<C>::infinity();
+        lanes_max(acc, n, [&](int64_t i) { return x[i]; });
+        m = lanes_fold_max(acc);
+    }
+    C acc[kLanes] = {};
+    lanes_add(acc, n, [&](int64_t i) {
+        const C e = vexp(x[i] - m);
+        if constexpr (A != Alg::log) buf[i] = e;
+        return e;
+    });
+    const C sum = lanes_sum(acc);
+    if constexpr (A == Alg::log) {
+        const C log_sum = vlog(sum);
+        for (int64_t i = 0; i < n; ++i) buf[i] = alpha * ((x[i] - m) - log_sum);
+    } else {
+        const C scale = alpha / sum;
+        for (int64_t i = 0; i < n; ++i) buf[i] *= scale;
+    }
+    stream_copy(y, buf, n);
+    streaming_fence();
 }
 
 // nb <= kColumns neighbouring softmaxes, contiguous in every operand from
@@ -284,6 +317,16 @@ void forward_typed(const ExecContext &ctx, const SoftmaxForwardArgs &a) {
     T *y = static_cast<T *>(a.y);
     const StridedLoop &row = a.loops.row;
     const bool columns = use_columns(a.loops), unit = unit_inner(row), blend = beta != C(0);
+    if constexpr (std::is_same_v<T, C>) {
+        if (!blend && !columns && unit && row.nd == 1 && row.total() <= kStreamingChunk &&
+            use_streaming_stores(a.loops.outer.total() * row.total() * int64_t(sizeof(T)), y, x)) {
+            for_each_softmax(
+                ctx, a.loops, false,
+                [&](const int64_t *base) { forward_row_streamed<A>(x + base[1], y + base[0], row.total(), alpha); },
+                [](const int64_t *, int64_t) {});
+            return;
+        }
+    }
     auto run = [&](auto blend_c, auto store_c) {
         constexpr bool B = decltype(blend_c)::value, S = decltype(store_c)::value;
         for_each_softmax(

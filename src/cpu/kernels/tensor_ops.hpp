@@ -1,5 +1,6 @@
 // Tensor-ops kernels (transform, fill, op-tensor), compiled once per ISA level.
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/streaming_store.hpp"
 #include "cpu/tensor_ops.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -113,6 +114,7 @@ void op_tensor_typed(const ExecContext &ctx, const OpTensorArgs &a) {
     const T *B = static_cast<const T *>(a.b);
     T *Cp = static_cast<T *>(a.c);
     const int64_t sc = L.inner_stride(0), sa = L.inner_stride(1), sb = unary ? 0 : L.inner_stride(2);
+    const bool stream = use_streaming_stores(L.total() * int64_t(sizeof(T)), Cp, A, unary ? nullptr : B);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
             T *cp = Cp + off[0];
@@ -121,11 +123,16 @@ void op_tensor_typed(const ExecContext &ctx, const OpTensorArgs &a) {
             auto body = [&](auto unit, auto bcast_b) {
                 constexpr bool U = decltype(unit)::value, Z = decltype(bcast_b)::value;
                 const int64_t c_s = U ? 1 : sc, a_s = U ? 1 : sa, b_s = Z ? 0 : (U ? 1 : sb);
-                if (beta == C(0)) {
-                    for (int64_t i = 0; i < n; ++i) {
+                auto plain = [&](T *out, int64_t out_s, int64_t i0, int64_t count) {
+                    for (int64_t i = i0; i < i0 + count; ++i) {
                         const C bv = unary ? C(0) : alpha2 * load<C>(bp + i * b_s);
-                        store(cp + i * c_s, apply_op<Op, PropagateNan>(alpha1 * load<C>(ap + i * a_s), bv));
+                        store(out + (i - i0) * out_s, apply_op<Op, PropagateNan>(alpha1 * load<C>(ap + i * a_s), bv));
                     }
+                };
+                if (beta == C(0) && U && stream && n >= kStreamingMinRun) {
+                    staged_run(cp, n, [&](T *buf, int64_t i, int64_t count) { plain(buf, 1, i, count); });
+                } else if (beta == C(0)) {
+                    plain(cp, c_s, 0, n);
                 } else {
                     for (int64_t i = 0; i < n; ++i) {
                         const C bv = unary ? C(0) : alpha2 * load<C>(bp + i * b_s);

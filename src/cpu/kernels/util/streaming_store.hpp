@@ -1,0 +1,92 @@
+// Non-temporal (streaming) stores for outputs much larger than the last-level
+// cache. An ordinary store to a line that is not in cache first reads the
+// line (read for ownership), so an out-of-place elementwise op on a large
+// tensor moves 3 tensors for the 2 it needs; a streaming store writes the
+// line without reading it. The op computes a chunk into a staging buffer in
+// L1 with its ordinary (vectorized) loop, then streams the buffer out:
+// `staged_run`. Below kStreamingMinBytes the output may still be in cache for
+// the next op, which streaming would evict, so ordinary stores stay.
+#pragma once
+
+#include "cpu/kernels/util/common.hpp"
+
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#include <immintrin.h>
+#endif
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+
+// Half the 32 MiB L3 of the project's machine: an output this large does not
+// survive in cache until the next op anyway.
+constexpr int64_t kStreamingMinBytes = int64_t(16) << 20;
+// Elements per staging chunk: 4 KiB of f32, well inside L1.
+constexpr int64_t kStreamingChunk = 1024;
+// Runs shorter than this keep ordinary stores (the aligned middle would be
+// too short to pay for the staging and the fence).
+constexpr int64_t kStreamingMinRun = 256;
+
+// Whether an op writing out_bytes at out, reading the inputs at in (nullptr
+// for none), should stream its output. In place (out == an input), the line
+// is in cache when it is written, and a plain store costs no extra read.
+inline bool use_streaming_stores(int64_t out_bytes, const void *out, const void *in0, const void *in1 = nullptr,
+                                 const void *in2 = nullptr) {
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+    return out_bytes >= kStreamingMinBytes && out != in0 && out != in1 && out != in2;
+#else
+    (void)out_bytes, (void)out, (void)in0, (void)in1, (void)in2;
+    return false;
+#endif
+}
+
+// Copies n elements of src (in L1) to dst with streaming stores on dst's
+// vector-aligned middle and ordinary stores on the ends.
+template <class T>
+inline void stream_copy(T *dst, const T *src, int64_t n) {
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#if ANYDNN_ISA_avx512
+    constexpr int64_t kVec = 64;
+#else
+    constexpr int64_t kVec = 32;
+#endif
+    char *d = reinterpret_cast<char *>(dst);
+    const char *s = reinterpret_cast<const char *>(src);
+    int64_t bytes = n * static_cast<int64_t>(sizeof(T));
+    const int64_t head = imin_((kVec - static_cast<int64_t>(reinterpret_cast<uintptr_t>(d) % kVec)) % kVec, bytes);
+    std::memcpy(d, s, static_cast<size_t>(head));
+    d += head, s += head, bytes -= head;
+    for (; bytes >= kVec; d += kVec, s += kVec, bytes -= kVec) {
+#if ANYDNN_ISA_avx512
+        _mm512_stream_si512(reinterpret_cast<__m512i *>(d), _mm512_loadu_si512(s));
+#else
+        _mm256_stream_si256(reinterpret_cast<__m256i *>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s)));
+#endif
+    }
+    std::memcpy(d, s, static_cast<size_t>(bytes));
+#else
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+#endif
+}
+
+// Orders this thread's streaming stores before its later stores (and before
+// the barrier that ends a parallel region): streaming stores are weakly
+// ordered, so every thread that streamed fences before the barrier.
+inline void streaming_fence() {
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+    _mm_sfence();
+#endif
+}
+
+// Writes dst[0, n) by chunks: compute(buf, i, c) fills buf[0, c) with the
+// results for dst[i, i + c), which then stream to dst; then the fence.
+template <class T, class Compute>
+inline void staged_run(T *dst, int64_t n, Compute &&compute) {
+    alignas(64) T buf[kStreamingChunk];
+    for (int64_t i = 0; i < n; i += kStreamingChunk) {
+        const int64_t c = imin_(kStreamingChunk, n - i);
+        compute(buf, i, c);
+        stream_copy(dst + i, buf, c);
+    }
+    streaming_fence();
+}
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS

@@ -1,0 +1,92 @@
+// Outputs of 16 MiB and more (src/cpu/kernels/util/streaming_store.hpp) are
+// computed into an L1 staging buffer and written with non-temporal stores.
+// These tests run each op that does so on a tensor just above the threshold,
+// with an element count that is not a multiple of any vector and a data
+// pointer that is only 16-byte aligned, so the head, the streamed middle and
+// the tail of every run are all exercised; in place and beta != 0 (which keep
+// ordinary stores) are covered by the per-op suites.
+#include "common/test_util.hpp"
+#include "reference/activation_ref.hpp"
+#include "reference/softmax_ref.hpp"
+#include "reference/tensor_ops_ref.hpp"
+
+using namespace anydnn_test;
+
+namespace {
+
+// 17 * 491 * 503 = 4198561 f32 elements: 16.02 MiB.
+const std::vector<int> kLarge = {1, 17, 491, 503};
+// 4201 softmax rows of 1000: 16.03 MiB.
+const std::vector<int> kRows = {4201, 1000, 1, 1};
+
+class StreamingStores : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StreamingStores, ActivationForwardAndBackward) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    anydnnActivationDescriptor_t act;
+    ASSERT_OK(anydnnCreateActivationDescriptor(&act));
+    const float one = 1.0f, zero = 0.0f;
+    Tensor x(packed(kLarge), ANYDNN_DATA_FLOAT), dy(packed(kLarge), ANYDNN_DATA_FLOAT);
+    Tensor y(packed(kLarge), ANYDNN_DATA_FLOAT), dx(packed(kLarge), ANYDNN_DATA_FLOAT);
+    x.fill_random(-4, 4);
+    dy.fill_random();
+    for (anydnnActivationMode_t mode : {ANYDNN_ACTIVATION_RELU, ANYDNN_ACTIVATION_GELU}) {
+        SCOPED_TRACE(mode);
+        ASSERT_OK(anydnnSetActivationDescriptor(act, mode, ANYDNN_NOT_PROPAGATE_NAN, 0.0));
+        const ref::Activation ra{mode, false, 0.0, 1.0};
+        y.poison();
+        ASSERT_OK(anydnnActivationForward(h, act, &one, x.desc(), x.data(), &zero, y.desc(), y.data()));
+        expect_close(y.values(), ref::activation_forward(ra, 1.0, x, 0.0, y), 1e-5, 1e-6, "forward");
+        dx.poison();
+        ASSERT_OK(anydnnActivationBackward(h, act, &one, y.desc(), y.data(), dy.desc(), dy.data(), x.desc(),
+                                           x.data(), &zero, dx.desc(), dx.data()));
+        expect_close(dx.values(), ref::activation_backward(ra, 1.0, x, dy, 0.0, dx), 1e-5, 1e-6, "backward");
+        EXPECT_TRUE(y.guards_intact() && dx.guards_intact());
+    }
+    anydnnDestroyActivationDescriptor(act);
+}
+
+TEST_P(StreamingStores, OpTensorWithAndWithoutBroadcast) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    anydnnOpTensorDescriptor_t op;
+    ASSERT_OK(anydnnCreateOpTensorDescriptor(&op));
+    ASSERT_OK(anydnnSetOpTensorDescriptor(op, ANYDNN_OP_TENSOR_ADD, ANYDNN_DATA_FLOAT, ANYDNN_NOT_PROPAGATE_NAN));
+    const float a1 = 1.5f, a2 = -0.5f, zero = 0.0f;
+    Tensor a(packed(kLarge), ANYDNN_DATA_FLOAT), c(packed(kLarge), ANYDNN_DATA_FLOAT);
+    Tensor b(packed(kLarge), ANYDNN_DATA_FLOAT), bias(packed({1, 17, 1, 1}), ANYDNN_DATA_FLOAT);
+    a.fill_random();
+    b.fill_random();
+    bias.fill_random();
+    for (const Tensor *bt : {&b, &bias}) {
+        c.poison();
+        ASSERT_OK(anydnnOpTensor(h, op, &a1, a.desc(), a.data(), &a2, bt->desc(), bt->data(), &zero, c.desc(),
+                                 c.data()));
+        expect_close(c.values(), ref::op_tensor(ANYDNN_OP_TENSOR_ADD, false, 1.5, a, -0.5, bt, 0.0, c), 1e-6, 1e-7,
+                     bt == &b ? "add" : "add broadcast");
+        EXPECT_TRUE(c.guards_intact());
+    }
+    anydnnDestroyOpTensorDescriptor(op);
+}
+
+TEST_P(StreamingStores, SoftmaxRows) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const float alpha = 0.75f, zero = 0.0f;
+    Tensor x(packed(kRows), ANYDNN_DATA_FLOAT), y(packed(kRows), ANYDNN_DATA_FLOAT);
+    x.fill_random(-8, 8);
+    for (anydnnSoftmaxAlgorithm_t algo : {ANYDNN_SOFTMAX_FAST, ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_LOG}) {
+        SCOPED_TRACE(algo);
+        y.poison();
+        ASSERT_OK(anydnnSoftmaxForward(h, algo, ANYDNN_SOFTMAX_MODE_INSTANCE, &alpha, x.desc(), x.data(), &zero,
+                                       y.desc(), y.data()));
+        expect_close(y.values(), ref::softmax_forward(algo, ANYDNN_SOFTMAX_MODE_INSTANCE, 0.75, x, 0.0, y), 1e-5,
+                     1e-6, "softmax");
+        EXPECT_TRUE(y.guards_intact());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, StreamingStores, ::testing::ValuesIn(isa_levels()));
+
+}  // namespace
