@@ -22,14 +22,6 @@ namespace {
 
 const anydnnDataType_t kTypes[] = {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE, ANYDNN_DATA_HALF, ANYDNN_DATA_BFLOAT16};
 
-// Scalars as the API reads them: double for DOUBLE tensors, float otherwise.
-struct Scalar {
-    float f;
-    double d;
-    explicit Scalar(double v) : f(static_cast<float>(v)), d(v) {}
-    const void *ptr(anydnnDataType_t dt) const { return dt == ANYDNN_DATA_DOUBLE ? static_cast<const void *>(&d) : &f; }
-};
-
 // Every mode with a typical coef, RELU and CLIPPED_RELU with both NaN options.
 std::vector<ref::Activation> all_modes() {
     std::vector<ref::Activation> v;

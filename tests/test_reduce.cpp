@@ -29,14 +29,6 @@ bool multiplies(anydnnReduceTensorOp_t op) {
     return op == ANYDNN_REDUCE_TENSOR_MUL || op == ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
 }
 
-// Scalars as the API reads them: double for DOUBLE tensors, float otherwise.
-struct Scalar {
-    float f;
-    double d;
-    explicit Scalar(double v) : f(static_cast<float>(v)), d(v) {}
-    const void *ptr(anydnnDataType_t dt) const { return dt == ANYDNN_DATA_DOUBLE ? static_cast<const void *>(&d) : &f; }
-};
-
 // A reduce-tensor descriptor for the length of a test.
 struct ReduceDesc {
     anydnnReduceTensorDescriptor_t d = nullptr;

@@ -24,14 +24,6 @@ const anydnnDataType_t kTypes[] = {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE, ANYDNN
 const anydnnSoftmaxAlgorithm_t kAlgos[] = {ANYDNN_SOFTMAX_FAST, ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_LOG};
 const anydnnSoftmaxMode_t kModes[] = {ANYDNN_SOFTMAX_MODE_INSTANCE, ANYDNN_SOFTMAX_MODE_CHANNEL};
 
-// Scalars as the API reads them: double for DOUBLE tensors, float otherwise.
-struct Scalar {
-    float f;
-    double d;
-    explicit Scalar(double v) : f(static_cast<float>(v)), d(v) {}
-    const void *ptr(anydnnDataType_t dt) const { return dt == ANYDNN_DATA_DOUBLE ? static_cast<const void *>(&d) : &f; }
-};
-
 double rel_tol(anydnnDataType_t dt) {
     switch (dt) {
     case ANYDNN_DATA_FLOAT: return 1e-5;

@@ -16,14 +16,6 @@ const anydnnDataType_t kAllTypes[] = {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE, ANY
                                       ANYDNN_DATA_BFLOAT16, ANYDNN_DATA_INT8, ANYDNN_DATA_UINT8,
                                       ANYDNN_DATA_INT32, ANYDNN_DATA_INT64};
 
-// Scalars as the API reads them: double for DOUBLE tensors, float otherwise.
-struct Scalar {
-    float f;
-    double d;
-    explicit Scalar(double v) : f(static_cast<float>(v)), d(v) {}
-    const void *ptr(anydnnDataType_t dt) const { return dt == ANYDNN_DATA_DOUBLE ? static_cast<const void *>(&d) : &f; }
-};
-
 // Layout variants of one set of dimensions: packed NCHW, packed NHWC, padded.
 std::vector<Shape> layouts(const std::vector<int> &dims) { return {packed(dims), packed_nhwc(dims), padded(dims)}; }
 

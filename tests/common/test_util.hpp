@@ -115,6 +115,14 @@ private:
     anydnnTensorDescriptor_t desc_ = nullptr;
 };
 
+// Scalars as the API reads them: double for DOUBLE tensors, float otherwise.
+struct Scalar {
+    float f;
+    double d;
+    explicit Scalar(double v) : f(static_cast<float>(v)), d(v) {}
+    const void *ptr(anydnnDataType_t dt) const { return dt == ANYDNN_DATA_DOUBLE ? static_cast<const void *>(&d) : &f; }
+};
+
 // Calls fn(idx) for every multi-index of dims, row-major.
 void for_each_index(const std::vector<int> &dims, const std::function<void(const std::vector<int> &)> &fn);
 
