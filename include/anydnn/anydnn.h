@@ -3,6 +3,7 @@
  *   anydnn_version.h  ANYDNN_VERSION
  *   anydnn_core.h     handle, status, logging, tensor and filter descriptors
  *   anydnn_ops.h      tensor ops, reductions, activations, softmax
+ *   anydnn_cnn.h      convolution
  */
 #ifndef ANYDNN_H_
 #define ANYDNN_H_
@@ -10,5 +11,6 @@
 #include "anydnn_version.h"
 #include "anydnn_core.h"
 #include "anydnn_ops.h"
+#include "anydnn_cnn.h"
 
 #endif /* ANYDNN_H_ */

@@ -1,0 +1,258 @@
+#include "cpu/conv_exec.hpp"
+
+#include <algorithm>
+
+#include "core/dtype.hpp"
+#include "cpu/gemm.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
+
+// Whether the spatial dimensions (d, h, w extents ext, element strides
+// s[2..4]) are packed with the w stride `inner`: a dimension of extent 1 may
+// have any stride.
+bool packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner) {
+    int64_t expected = inner;
+    for (int d = 2; d >= 0; --d) {
+        if (ext[d] > 1 && s[2 + d] != expected) return false;
+        expected *= ext[d];
+    }
+    return true;
+}
+
+bool is_depthwise(const ops::ConvGeometry &g) { return g.icg == 1; }
+
+// Channels last (C[pixel][oc] = X W^T) when x's channels are its innermost
+// dimension; with one input channel, y decides.
+bool channels_last_orientation(const ops::ConvGeometry &g) {
+    if (g.groups * g.icg > 1) return g.xs[1] == 1;
+    return g.groups * g.ocg > 1 && g.ys[1] == 1;
+}
+
+Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPrecompPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    if (g.taps() > kConvMaxTaps)
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                    "IMPLICIT_PRECOMP_GEMM takes filters of up to %d taps, this one has %lld (IMPLICIT_GEMM takes it)",
+                    kConvMaxTaps, static_cast<long long>(g.taps()));
+    for (int d = 0; d < 3; ++d)
+        if (g.stride[d] > kConvMaxStride)
+            return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                        "IMPLICIT_PRECOMP_GEMM takes strides of up to %d, this one is %lld (IMPLICIT_GEMM takes it)",
+                        kConvMaxStride, static_cast<long long>(g.stride[d]));
+    ConvPrecompPlan &pl = *out;
+    pl = ConvPrecompPlan{};
+    const bool same_type = g.dt == g.compute;
+    const int64_t ic = g.groups * g.icg, oc = g.groups * g.ocg;
+    const std::size_t esize = dtype_size(g.compute);
+    pl.channels_last = channels_last_orientation(g);
+
+    // Planes, residues and taps.
+    pl.phases = 1;
+    for (int d = 0; d < 3; ++d) {
+        pl.L[d] = g.out[d] + (g.k[d] - 1) * g.dil[d] / g.stride[d];
+        bool seen[kConvMaxStride] = {};
+        int64_t count = 0;
+        for (int64_t k = 0; k < g.k[d]; ++k) {
+            const int64_t a = k * g.dil[d] % g.stride[d];
+            if (seen[a]) continue;
+            seen[a] = true;
+            pl.residue_of[d][a] = count;
+            pl.residue_value[d][count++] = a;
+        }
+        pl.residues[d] = count;
+        pl.phases *= count;
+    }
+    pl.plane_pixels = pl.L[0] * pl.L[1] * pl.L[2];
+    pl.taps = g.taps();
+    for (int64_t kd = 0, t = 0; kd < g.k[0]; ++kd)
+        for (int64_t kh = 0; kh < g.k[1]; ++kh)
+            for (int64_t kw = 0; kw < g.k[2]; ++kw, ++t) {
+                const int64_t ud = kd * g.dil[0], uh = kh * g.dil[1], uw = kw * g.dil[2];
+                pl.tap_phase[t] = (pl.residue_of[0][ud % g.stride[0]] * pl.residues[1] +
+                                   pl.residue_of[1][uh % g.stride[1]]) * pl.residues[2] +
+                                  pl.residue_of[2][uw % g.stride[2]];
+                pl.tap_pixel[t] = (ud / g.stride[0] * pl.L[1] + uh / g.stride[1]) * pl.L[2] + uw / g.stride[2];
+                pl.tap_w[t] = g.filter_offset(kd, kh, kw);
+            }
+
+    // x in place when the planes would be a copy of it.
+    const bool unit = g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.pad[0] == 0 && g.pad[1] == 0 &&
+                      g.pad[2] == 0;
+    if (unit && same_type) {
+        if (pl.channels_last && g.xs[1] == 1 && g.xs[4] >= ic && packed_spatial(g.in, g.xs, g.xs[4])) {
+            pl.x_direct = true;
+            pl.pix_stride = g.xs[4];
+            pl.chan_stride = 1;
+        } else if (!pl.channels_last && g.xs[4] == 1 && g.xs[1] >= pl.plane_pixels && packed_spatial(g.in, g.xs, 1)) {
+            pl.x_direct = true;
+            pl.pix_stride = 1;
+            pl.chan_stride = g.xs[1];
+        }
+    }
+    if (!pl.x_direct) {
+        if (pl.channels_last) {
+            pl.pix_stride = ic;
+            pl.chan_stride = 1;
+            pl.phase_stride = pl.plane_pixels * ic;
+        } else {
+            pl.pix_stride = 1;
+            pl.phase_stride = pl.plane_pixels;
+            pl.chan_stride = pl.phases * pl.plane_pixels;
+        }
+        pl.image_elems = pl.phases * pl.plane_pixels * ic;
+    }
+
+    pl.w_direct = same_type && g.ws[1] == 1 && g.ws[0] >= g.icg;
+    pl.w_ld = pl.w_direct ? g.ws[0] : g.icg;
+    pl.wr_elems = pl.w_direct ? 0 : g.groups * pl.taps * g.ocg * g.icg;
+
+    pl.m_virtual = ((g.out[0] - 1) * pl.L[1] + (g.out[1] - 1)) * pl.L[2] + g.out[2];
+    if (same_type && pl.L[1] == g.out[1] && pl.L[2] == g.out[2]) {
+        if (pl.channels_last)
+            pl.y_direct = (g.ys[1] == 1 || oc == 1) && g.ys[4] >= oc && packed_spatial(g.out, g.ys, g.ys[4]);
+        else
+            pl.y_direct = g.ys[4] == 1 && g.ys[1] >= pl.m_virtual && packed_spatial(g.out, g.ys, 1);
+    }
+    // Without y_direct, GEMMs of about 128K outputs keep the scratch in L2.
+    pl.chunk = pl.y_direct ? pl.m_virtual
+                           : std::min(pl.m_virtual, std::max<int64_t>(256, 131072 / std::max<int64_t>(g.ocg, 1)));
+    pl.scratch_elems = pl.y_direct ? 0 : pl.chunk * g.ocg;
+
+    // Whole images per thread when there are enough of them; else every
+    // thread works on each image (planes copy and GEMM).
+    const int threads = h.threads();
+    pl.outer_parallel = threads > 1 && (g.n % threads == 0 || g.n >= 4 * threads);
+    pl.workers = pl.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, g.n, 64})) : 1;
+    const ExecContext inner{pl.outer_parallel ? 1 : threads};
+    const int64_t k_total = pl.taps * g.icg;
+    pl.gemm_ws_bytes = g.compute == ANYDNN_DATA_DOUBLE
+                           ? (pl.channels_last ? gemm_kernels<double>(h.isa).workspace_size(inner, pl.chunk, g.ocg, k_total)
+                                               : gemm_kernels<double>(h.isa).workspace_size(inner, g.ocg, pl.chunk, k_total))
+                           : (pl.channels_last ? gemm_kernels<float>(h.isa).workspace_size(inner, pl.chunk, g.ocg, k_total)
+                                               : gemm_kernels<float>(h.isa).workspace_size(inner, g.ocg, pl.chunk, k_total));
+    const std::size_t per_worker = round64(static_cast<std::size_t>(pl.image_elems) * esize) +
+                                   round64(static_cast<std::size_t>(pl.scratch_elems) * esize) +
+                                   2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) +
+                                   round64(pl.gemm_ws_bytes);
+    // 64: the kernel aligns the workspace's start.
+    pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +
+                         static_cast<std::size_t>(pl.workers) * per_worker;
+    return kSuccess;
+}
+
+const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
+    switch (algo) {
+    case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    default: return nullptr;
+    }
+}
+
+// Relative speeds of the model: the GEMM runs at 1; IMPLICIT_GEMM's scalar
+// loops at about 1/20 of it; for depthwise problems (a GEMM with k = taps)
+// the GEMM at 1/16 and DIRECT's vector loops at 1/2.
+double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo, const ConvPrecompPlan *pl) {
+    const double flops = g.flops();
+    switch (algo) {
+    case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
+        const double junk = static_cast<double>(pl->m_virtual) / static_cast<double>(g.out_pixels());
+        const double k_eff = std::min(1.0, static_cast<double>(g.icg) / 16.0);
+        return flops * junk / k_eff;
+    }
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: return flops * 2;
+    default: return flops * 20;
+    }
+}
+
+}  // namespace
+
+std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g) {
+    return 64 + static_cast<std::size_t>(g.taps() * g.groups * g.ocg) * dtype_size(g.compute);
+}
+
+Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p, anydnnConvolutionFwdAlgo_t algo,
+                              std::size_t *bytes) {
+    const ops::ConvGeometry &g = p.geo;
+    switch (algo) {
+    case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: *bytes = 0; return kSuccess;
+    case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
+        ConvPrecompPlan pl;
+        ANYDNN_TRY(plan_precomp(h, p, &pl));
+        *bytes = pl.workspace_bytes;
+        return kSuccess;
+    }
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+        if (!is_depthwise(g))
+            return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                        "DIRECT takes depthwise convolutions (C/groups == 1) only; this one has C/groups = %lld",
+                        static_cast<long long>(g.icg));
+        *bytes = conv_depthwise_workspace(g);
+        return kSuccess;
+    case ANYDNN_CONVOLUTION_FWD_ALGO_GEMM:
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                    "GEMM (explicit im2col) is not implemented on the CPU backend: IMPLICIT_PRECOMP_GEMM does its work "
+                    "without the im2col copy");
+    case ANYDNN_CONVOLUTION_FWD_ALGO_FFT:
+    case ANYDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED, "%s is not implemented on the CPU backend", algo_name(algo));
+    default:
+        return fail(ANYDNN_STATUS_BAD_PARAM, "algo %d is not an anydnnConvolutionFwdAlgo_t", static_cast<int>(algo));
+    }
+}
+
+void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, anydnnConvolutionFwdAlgo_t algo,
+                          const ConvOperands &o, void *workspace) {
+    const ConvKernels &k = conv_kernels(h.isa);
+    const ExecContext ctx{h.threads()};
+    switch (algo) {
+    case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
+        ConvPrecompPlan pl;
+        plan_precomp(h, p, &pl);
+        k.precomp(ctx, h.isa, p, pl, o, workspace);
+        return;
+    }
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;
+    default: k.implicit(ctx, p, o); return;
+    }
+}
+
+void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, anydnnMathType_t math,
+                             ConvAlgoChoice *out) {
+    for (int i = 0; i < ANYDNN_CONVOLUTION_FWD_ALGO_COUNT; ++i) {
+        const auto algo = static_cast<anydnnConvolutionFwdAlgo_t>(i);
+        ConvAlgoChoice &c = out[i];
+        c.perf = anydnnConvolutionFwdAlgoPerf_t{};
+        c.perf.algo = algo;
+        c.perf.time = -1;
+        c.perf.determinism = ANYDNN_DETERMINISTIC;
+        c.perf.mathType = math;
+        std::size_t bytes = 0;
+        c.perf.status = conv_forward_workspace(h, p, algo, &bytes);
+        c.perf.memory = c.perf.status == kSuccess ? bytes : 0;
+        c.cost = 0;
+        if (c.perf.status != kSuccess) continue;
+        ConvPrecompPlan pl;
+        if (algo == ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) plan_precomp(h, p, &pl);
+        c.cost = modeled_cost(p.geo, algo, &pl);
+    }
+    clear_pending_message();
+    std::stable_sort(out, out + ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, [](const ConvAlgoChoice &a, const ConvAlgoChoice &b) {
+        const bool sa = a.perf.status == kSuccess, sb = b.perf.status == kSuccess;
+        if (sa != sb) return sa;
+        return sa && a.cost < b.cost;
+    });
+}
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,527 @@
+// Forward convolution kernels, compiled once per ISA level: the planes copy
+// and batch-reduce GEMM driver of IMPLICIT_PRECOMP_GEMM, the direct loops of
+// IMPLICIT_GEMM and DIRECT (depthwise), and the fused epilogue they share
+// (alpha/beta blend, bias, z, activation, conversion to the storage type).
+#include <omp.h>
+
+#include "cpu/conv.hpp"
+#include "cpu/gemm.hpp"
+#include "cpu/kernels/util/act_math.hpp"
+#include "cpu/kernels/util/common.hpp"
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+namespace {
+
+template <class C>
+using ActRowFn = void (*)(C *v, int64_t n, Params<C> p);
+
+template <Act M, class C>
+void act_row(C *v, int64_t n, Params<C> p) {
+    for (int64_t i = 0; i < n; ++i) v[i] = act_forward<M>(v[i], p);
+}
+
+// The in-place activation of a row of values; nullptr for IDENTITY.
+template <class C>
+ActRowFn<C> act_row_fn(const ops::Activation &a) {
+    if (a.mode == ANYDNN_ACTIVATION_IDENTITY) return nullptr;
+    ActRowFn<C> f = nullptr;
+    visit_act(ActivationOp{a.mode, a.propagate_nan, a.coef, a.swish_beta},
+              [&](auto mode) { f = &act_row<decltype(mode)::value, C>; });
+    return f;
+}
+
+// out = act(alpha * acc + bias + alpha2 * z + beta * y), stored to y. A null
+// bias or z, or beta == 0, leaves that term out (y is then not read).
+template <class T, class C>
+struct Epilogue {
+    C alpha = 1, beta = 0, alpha2 = 0;
+    const T *bias = nullptr;
+    int64_t bias_stride = 0;
+    const T *z = nullptr;
+    T *y = nullptr;
+    ActRowFn<C> act = nullptr;
+    Params<C> params{};
+
+    // len outputs from acc[j]: y[y_off + j * ys], z[z_off + j * zs] and the
+    // bias of channel b0 + j * bstep. acc may be y's own memory.
+    void run(const C *acc, int64_t len, int64_t y_off, int64_t ys, int64_t z_off, int64_t zs, int64_t b0,
+             int64_t bstep) const {
+        constexpr int64_t kPiece = 64;
+        C v[kPiece];
+        for (int64_t j0 = 0; j0 < len; j0 += kPiece) {
+            const int64_t n = imin_(kPiece, len - j0);
+            T *yp = y + y_off + j0 * ys;
+            for (int64_t j = 0; j < n; ++j) v[j] = alpha * acc[j0 + j];
+            if (bias != nullptr) {
+                if (bstep == 0) {
+                    const C b = load<C>(bias + b0 * bias_stride);
+                    for (int64_t j = 0; j < n; ++j) v[j] += b;
+                } else {
+                    for (int64_t j = 0; j < n; ++j) v[j] += load<C>(bias + (b0 + (j0 + j) * bstep) * bias_stride);
+                }
+            }
+            if (z != nullptr) {
+                const T *zp = z + z_off + j0 * zs;
+                for (int64_t j = 0; j < n; ++j) v[j] += alpha2 * load<C>(zp + j * zs);
+            }
+            if (beta != C(0))
+                for (int64_t j = 0; j < n; ++j) v[j] += beta * load<C>(yp + j * ys);
+            if (act != nullptr) act(v, n, params);
+            if (ys == 1)
+                for (int64_t j = 0; j < n; ++j) store(yp + j, v[j]);
+            else
+                for (int64_t j = 0; j < n; ++j) store(yp + j * ys, v[j]);
+        }
+    }
+};
+
+// The whole output computation of p after the raw sum acc = conv(x, w).
+template <class T, class C>
+Epilogue<T, C> full_epilogue(const ops::ConvForwardProblem &p, const ConvOperands &o) {
+    Epilogue<T, C> e;
+    e.alpha = static_cast<C>(p.alpha);
+    e.y = static_cast<T *>(o.y);
+    if (!p.fused) {
+        e.beta = static_cast<C>(p.beta);
+        return e;
+    }
+    e.bias = static_cast<const T *>(o.bias);
+    e.bias_stride = p.bias_stride;
+    if (p.has_z) {
+        e.z = static_cast<const T *>(o.z);
+        e.alpha2 = static_cast<C>(p.alpha2);
+    }
+    e.act = act_row_fn<C>(p.act);
+    e.params = Params<C>{static_cast<C>(p.act.coef), static_cast<C>(p.act.swish_beta)};
+    return e;
+}
+
+inline int64_t div_floor(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+inline int64_t div_ceil(int64_t a, int64_t b) { return -div_floor(-a, b); }
+
+// ---- IMPLICIT_PRECOMP_GEMM ------------------------------------------------------------
+
+// Rows [begin, end) of one image's planes (see ConvPrecompPlan). A row is
+// L[2] pixels: channels-last rows are (phase, r0, r1) with all channels of
+// each pixel, channels-first rows are (channel, phase, r0, r1).
+template <class T, class C>
+void fill_planes(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, const T *x, C *planes, int64_t begin,
+                 int64_t end) {
+    const int64_t L0 = pl.L[0], L1 = pl.L[1], L2 = pl.L[2];
+    const int64_t ic = g.groups * g.icg;
+    const int64_t rows_per_phase = L0 * L1;
+    for (int64_t q = begin; q < end; ++q) {
+        int64_t rest = q;
+        const int64_t c = pl.channels_last ? 0 : rest / (pl.phases * rows_per_phase);
+        if (!pl.channels_last) rest %= pl.phases * rows_per_phase;
+        const int64_t phase = rest / rows_per_phase;
+        const int64_t r0 = rest % rows_per_phase / L1, r1 = rest % L1;
+        const int64_t pw = phase % pl.residues[2], ph = phase / pl.residues[2] % pl.residues[1],
+                      pd = phase / (pl.residues[2] * pl.residues[1]);
+        const int64_t aw = pl.residue_value[2][pw];
+        const int64_t id = r0 * g.stride[0] + pl.residue_value[0][pd] - g.pad[0];
+        const int64_t ih = r1 * g.stride[1] + pl.residue_value[1][ph] - g.pad[1];
+        C *dst = planes + c * pl.chan_stride + phase * pl.phase_stride + (r0 * L1 + r1) * L2 * pl.pix_stride;
+        const bool row_in = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
+        // Pixels r2 in [lo, hi) read x; the rest of the row is padding.
+        const int64_t lo = row_in ? imin_(L2, div_ceil(g.pad[2] - aw, g.stride[2]) < 0 ? 0 : div_ceil(g.pad[2] - aw, g.stride[2])) : L2;
+        const int64_t hi_raw = div_ceil(g.in[2] + g.pad[2] - aw, g.stride[2]);
+        const int64_t hi = row_in ? (hi_raw < lo ? lo : imin_(L2, hi_raw)) : L2;
+        const T *src = x + c * g.xs[1] + id * g.xs[2] + ih * g.xs[3];
+        if (pl.channels_last) {
+            std::memset(dst, 0, static_cast<std::size_t>(lo * ic) * sizeof(C));
+            for (int64_t r2 = lo; r2 < hi; ++r2) {
+                const T *s = src + (r2 * g.stride[2] + aw - g.pad[2]) * g.xs[4];
+                C *d = dst + r2 * ic;
+                if constexpr (std::is_same_v<T, C>) {
+                    if (g.xs[1] == 1) {
+                        std::memcpy(d, s, static_cast<std::size_t>(ic) * sizeof(C));
+                        continue;
+                    }
+                }
+                for (int64_t k = 0; k < ic; ++k) d[k] = load<C>(s + k * g.xs[1]);
+            }
+            std::memset(dst + hi * ic, 0, static_cast<std::size_t>((L2 - hi) * ic) * sizeof(C));
+        } else {
+            for (int64_t r2 = 0; r2 < lo; ++r2) dst[r2] = C(0);
+            const T *s = src + (aw - g.pad[2]) * g.xs[4];
+            const int64_t step = g.stride[2] * g.xs[4];
+            for (int64_t r2 = lo; r2 < hi; ++r2) dst[r2] = load<C>(s + r2 * step);
+            for (int64_t r2 = hi; r2 < L2; ++r2) dst[r2] = C(0);
+        }
+    }
+}
+
+template <class T, class C>
+struct PrecompPostCtx {
+    const ops::ConvGeometry *geo;
+    const ConvPrecompPlan *plan;
+    Epilogue<T, C> epi;
+    int64_t y_base, z_base;  // the image's offsets in y and z
+    const int64_t *zs;
+    int64_t group, i0;       // the GEMM's group and first pixel
+};
+
+// The GEMM post-op: a finished block of C (raw sums in the scratch, or y
+// itself when y_direct) through the epilogue into y, skipping junk pixels.
+template <class T, class C>
+void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t col0, const void *vctx) noexcept {
+    const auto &x = *static_cast<const PrecompPostCtx<T, C> *>(vctx);
+    const ops::ConvGeometry &g = *x.geo;
+    const ConvPrecompPlan &pl = *x.plan;
+    const int64_t L1 = pl.L[1], L2 = pl.L[2];
+    const int64_t *ys = g.ys, *zs = x.zs;
+    if (pl.channels_last) {
+        const int64_t oc0 = x.group * g.ocg + col0;
+        for (int64_t r = 0; r < m; ++r) {
+            const int64_t i = x.i0 + row0 + r, ow = i % L2, oh = i / L2 % L1, od = i / (L2 * L1);
+            if (ow >= g.out[2] || oh >= g.out[1]) continue;
+            x.epi.run(c + r * ldc, n, x.y_base + oc0 * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4], ys[1],
+                      x.z_base + oc0 * zs[1] + od * zs[2] + oh * zs[3] + ow * zs[4], zs[1], oc0, 1);
+        }
+        return;
+    }
+    for (int64_t r = 0; r < m; ++r) {
+        const int64_t oc = x.group * g.ocg + row0 + r;
+        for (int64_t j = 0; j < n;) {
+            const int64_t i = x.i0 + col0 + j, ow = i % L2, oh = i / L2 % L1, od = i / (L2 * L1);
+            const int64_t run = imin_(n - j, L2 - ow);
+            if (oh < g.out[1] && ow < g.out[2])
+                x.epi.run(c + r * ldc + j, imin_(run, g.out[2] - ow),
+                          x.y_base + oc * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4], ys[4],
+                          x.z_base + oc * zs[1] + od * zs[2] + oh * zs[3] + ow * zs[4], zs[4], oc, 0);
+            j += run;
+        }
+    }
+}
+
+inline unsigned char *align64(unsigned char *p) {
+    return reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
+template <class T, class C>
+void precomp_typed(const ExecContext &ctx, Isa isa, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
+                   const ConvOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const GemmKernels<C> &gk = gemm_kernels<C>(isa);
+    const int64_t taps = pl.taps, icg = g.icg, ocg = g.ocg, ic = g.groups * icg;
+
+    // Workspace: the reordered filter, then per worker its planes, scratch,
+    // tap pointers and GEMM workspace, each 64-byte aligned.
+    unsigned char *cursor = align64(static_cast<unsigned char *>(workspace));
+    auto take = [&](std::size_t bytes) {
+        unsigned char *r = cursor;
+        cursor = align64(cursor + bytes);
+        return r;
+    };
+    C *wr = pl.w_direct ? nullptr : reinterpret_cast<C *>(take(static_cast<std::size_t>(pl.wr_elems) * sizeof(C)));
+    struct Worker {
+        C *planes, *scratch;
+        const C **a, **b;
+        void *gemm_ws;
+    };
+    Worker workers[64];
+    const int nworkers = pl.workers < 64 ? pl.workers : 64;
+    for (int t = 0; t < nworkers; ++t) {
+        Worker &wk = workers[t];
+        wk.planes = reinterpret_cast<C *>(take(static_cast<std::size_t>(pl.image_elems) * sizeof(C)));
+        wk.scratch = reinterpret_cast<C *>(take(static_cast<std::size_t>(pl.scratch_elems) * sizeof(C)));
+        wk.a = reinterpret_cast<const C **>(take(static_cast<std::size_t>(taps) * sizeof(C *)));
+        wk.b = reinterpret_cast<const C **>(take(static_cast<std::size_t>(taps) * sizeof(C *)));
+        wk.gemm_ws = take(pl.gemm_ws_bytes);
+    }
+
+    const T *w = static_cast<const T *>(o.w);
+    if (!pl.w_direct) {
+        parallel_ranges(ctx, g.groups * taps, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t q = begin; q < end; ++q) {
+                const int64_t grp = q / taps, t = q % taps;
+                C *d = wr + q * ocg * icg;
+                const T *s = w + grp * ocg * g.ws[0] + pl.tap_w[t];
+                for (int64_t oc = 0; oc < ocg; ++oc)
+                    for (int64_t k = 0; k < icg; ++k) d[oc * icg + k] = load<C>(s + oc * g.ws[0] + k * g.ws[1]);
+            }
+        });
+    }
+    auto filter_tap = [&](int64_t grp, int64_t t) -> const C * {
+        if (pl.w_direct) return reinterpret_cast<const C *>(w) + grp * ocg * g.ws[0] + pl.tap_w[t];
+        return wr + (grp * taps + t) * ocg * icg;
+    };
+    const int64_t w_ld = pl.w_ld;
+
+    // The epilogue: in the post-op from the scratch, or (y_direct) partly in
+    // the GEMM (alpha, beta, z == y as beta) and the rest in place on y.
+    Epilogue<T, C> post = full_epilogue<T, C>(p, o);
+    C gemm_alpha = 1, gemm_beta = 0;
+    bool need_post = true;
+    if (pl.y_direct) {
+        gemm_alpha = post.alpha;
+        gemm_beta = p.fused ? (p.z_is_y ? post.alpha2 : C(0)) : post.beta;
+        post.alpha = 1;
+        post.beta = 0;
+        if (p.z_is_y) post.z = nullptr;
+        need_post = p.fused && (post.bias != nullptr || post.z != nullptr || post.act != nullptr);
+    }
+
+    const int64_t rows = pl.channels_last ? pl.phases * pl.L[0] * pl.L[1] : ic * pl.phases * pl.L[0] * pl.L[1];
+    auto image = [&](Worker &wk, int64_t img, const ExecContext &inner) {
+        const C *planes;
+        if (pl.x_direct) {
+            planes = reinterpret_cast<const C *>(o.x) + img * g.xs[0];
+        } else {
+            const T *x = static_cast<const T *>(o.x) + img * g.xs[0];
+            const int64_t grain = imin_(rows, 1 + kElementwiseGrain / (pl.L[2] * (pl.channels_last ? ic : 1)));
+            parallel_ranges(inner, rows, grain, [&](int64_t b, int64_t e) { fill_planes(g, pl, x, wk.planes, b, e); });
+            planes = wk.planes;
+        }
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+            for (int64_t i0 = 0; i0 < pl.m_virtual; i0 += pl.chunk) {
+                const int64_t len = imin_(pl.chunk, pl.m_virtual - i0);
+                BrgemmArgs<C> a;
+                a.k = icg;
+                a.batch = taps;
+                a.alpha = gemm_alpha;
+                a.beta = gemm_beta;
+                const C *x_grp = planes + grp * icg * pl.chan_stride;
+                for (int64_t t = 0; t < taps; ++t) {
+                    const C *xt = x_grp + pl.tap_phase[t] * pl.phase_stride + (i0 + pl.tap_pixel[t]) * pl.pix_stride;
+                    if (pl.channels_last) {
+                        wk.a[t] = xt;
+                        wk.b[t] = filter_tap(grp, t);
+                    } else {
+                        wk.a[t] = filter_tap(grp, t);
+                        wk.b[t] = xt;
+                    }
+                }
+                a.a = wk.a;
+                a.b = wk.b;
+                if (pl.channels_last) {
+                    a.m = len, a.n = ocg, a.lda = pl.pix_stride, a.trans_b = true, a.ldb = w_ld;
+                } else {
+                    a.m = ocg, a.n = len, a.lda = w_ld, a.ldb = pl.chan_stride;
+                }
+                if (pl.y_direct) {
+                    C *y = static_cast<C *>(o.y) + img * g.ys[0] + grp * ocg * g.ys[1];
+                    a.c = pl.channels_last ? y + i0 * g.ys[4] : y + i0;
+                    a.ldc = pl.channels_last ? g.ys[4] : g.ys[1];
+                } else {
+                    a.c = wk.scratch;
+                    a.ldc = pl.channels_last ? ocg : len;
+                }
+                PrecompPostCtx<T, C> pc{&g, &pl, post, img * g.ys[0], img * p.zs[0], p.zs, grp, i0};
+                if (need_post) {
+                    a.epilogue.post_op = &precomp_post<T, C>;
+                    a.epilogue.post_op_ctx = &pc;
+                }
+                gk.brgemm(inner, a, wk.gemm_ws);
+            }
+        }
+    };
+
+    if (pl.outer_parallel) {
+#pragma omp parallel num_threads(nworkers)
+        {
+            const int t = omp_get_thread_num(), team = omp_get_num_threads();
+            for (int64_t img = t; img < g.n; img += team) image(workers[t], img, ExecContext{1});
+        }
+    } else {
+        for (int64_t img = 0; img < g.n; ++img) image(workers[0], img, ctx);
+    }
+}
+
+// ---- IMPLICIT_GEMM: direct loops, no workspace ----------------------------------------
+
+constexpr int64_t kOcBlock = 64;
+
+template <class T, class C>
+void implicit_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o) {
+    const ops::ConvGeometry &g = p.geo;
+    const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
+    const T *x = static_cast<const T *>(o.x), *w = static_cast<const T *>(o.w);
+    const int64_t rows = g.n * g.groups * g.out[0] * g.out[1];
+    parallel_ranges(ctx, rows, 1, [&](int64_t begin, int64_t end) {
+        C acc[kOcBlock];
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0];
+            const int64_t grp = q / (g.out[1] * g.out[0]) % g.groups, img = q / (g.out[1] * g.out[0] * g.groups);
+            for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+                for (int64_t oc0 = 0; oc0 < g.ocg; oc0 += kOcBlock) {
+                    const int64_t nb = imin_(kOcBlock, g.ocg - oc0), oc_first = grp * g.ocg + oc0;
+                    for (int64_t j = 0; j < nb; ++j) acc[j] = C(0);
+                    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+                        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
+                        if (id < 0 || id >= g.in[0]) continue;
+                        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
+                            if (ih < 0 || ih >= g.in[1]) continue;
+                            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
+                                if (iw < 0 || iw >= g.in[2]) continue;
+                                const T *xp = x + img * g.xs[0] + grp * g.icg * g.xs[1] + id * g.xs[2] +
+                                              ih * g.xs[3] + iw * g.xs[4];
+                                const T *wp = w + oc_first * g.ws[0] + g.filter_offset(kd, kh, kw);
+                                for (int64_t c = 0; c < g.icg; ++c) {
+                                    const C xv = load<C>(xp + c * g.xs[1]);
+                                    const T *wc = wp + c * g.ws[1];
+                                    for (int64_t j = 0; j < nb; ++j) acc[j] += xv * load<C>(wc + j * g.ws[0]);
+                                }
+                            }
+                        }
+                    }
+                    epi.run(acc, nb, img * g.ys[0] + oc_first * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4],
+                            g.ys[1], img * p.zs[0] + oc_first * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4],
+                            p.zs[1], oc_first, 1);
+                }
+            }
+        }
+    });
+}
+
+// ---- DIRECT: depthwise (C/groups == 1) ------------------------------------------------
+
+// wr[t * K + oc]: the filter by tap, channels contiguous.
+template <class T, class C>
+void depthwise_filter(const ExecContext &ctx, const ops::ConvGeometry &g, const T *w, C *wr) {
+    const int64_t oc_total = g.groups * g.ocg;
+    parallel_ranges(ctx, g.taps(), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t) {
+            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
+            const int64_t off = g.filter_offset(kd, kh, kw);
+            for (int64_t oc = 0; oc < oc_total; ++oc) wr[t * oc_total + oc] = load<C>(w + oc * g.ws[0] + off);
+        }
+    });
+}
+
+// Channels innermost: each output pixel's channels as one vector loop.
+template <class T, class C>
+void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
+                              const C *wr) {
+    const ops::ConvGeometry &g = p.geo;
+    const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
+    const T *x = static_cast<const T *>(o.x);
+    const int64_t oc_total = g.groups * g.ocg;
+    parallel_ranges(ctx, g.n * g.out[0] * g.out[1], 1, [&](int64_t begin, int64_t end) {
+        C acc[kOcBlock];
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0], img = q / (g.out[1] * g.out[0]);
+            for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+                for (int64_t oc0 = 0; oc0 < oc_total; oc0 += kOcBlock) {
+                    const int64_t nb = imin_(kOcBlock, oc_total - oc0);
+                    for (int64_t j = 0; j < nb; ++j) acc[j] = C(0);
+                    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+                        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
+                        if (id < 0 || id >= g.in[0]) continue;
+                        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
+                            if (ih < 0 || ih >= g.in[1]) continue;
+                            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
+                                if (iw < 0 || iw >= g.in[2]) continue;
+                                const T *xp = x + img * g.xs[0] + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
+                                const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + oc0;
+                                if (g.ocg == 1 && g.xs[1] == 1) {
+                                    const T *xc = xp + oc0;
+                                    for (int64_t j = 0; j < nb; ++j) acc[j] += load<C>(xc + j) * wt[j];
+                                } else {
+                                    for (int64_t j = 0; j < nb; ++j)
+                                        acc[j] += load<C>(xp + (oc0 + j) / g.ocg * g.xs[1]) * wt[j];
+                                }
+                            }
+                        }
+                    }
+                    epi.run(acc, nb, img * g.ys[0] + oc0 * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4],
+                            g.ys[1], img * p.zs[0] + oc0 * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4],
+                            p.zs[1], oc0, 1);
+                }
+            }
+        }
+    });
+}
+
+// Width innermost: each output row of one channel as one vector loop.
+template <class T, class C>
+void depthwise_width_inner(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
+                           const C *wr) {
+    const ops::ConvGeometry &g = p.geo;
+    const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
+    const T *x = static_cast<const T *>(o.x);
+    const int64_t oc_total = g.groups * g.ocg;
+    constexpr int64_t kWBlock = 256;
+    parallel_ranges(ctx, g.n * oc_total * g.out[0] * g.out[1], 1, [&](int64_t begin, int64_t end) {
+        C acc[kWBlock];
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0];
+            const int64_t oc = q / (g.out[1] * g.out[0]) % oc_total, img = q / (g.out[1] * g.out[0] * oc_total);
+            const T *xc = x + img * g.xs[0] + oc / g.ocg * g.xs[1];
+            for (int64_t ow0 = 0; ow0 < g.out[2]; ow0 += kWBlock) {
+                const int64_t nb = imin_(kWBlock, g.out[2] - ow0);
+                for (int64_t j = 0; j < nb; ++j) acc[j] = C(0);
+                for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+                    const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
+                    if (id < 0 || id >= g.in[0]) continue;
+                    for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                        const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
+                        if (ih < 0 || ih >= g.in[1]) continue;
+                        const T *xrow = xc + id * g.xs[2] + ih * g.xs[3];
+                        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                            const C wv = wr[((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + oc];
+                            // Outputs ow with 0 <= ow * s + kw * dil - pad < in.
+                            const int64_t shift = kw * g.dil[2] - g.pad[2];
+                            int64_t lo = div_ceil(-shift, g.stride[2]), hi = div_ceil(g.in[2] - shift, g.stride[2]);
+                            lo = lo < ow0 ? ow0 : lo;
+                            hi = imin_(hi, ow0 + nb);
+                            const int64_t step = g.stride[2] * g.xs[4];
+                            const T *xs = xrow + shift * g.xs[4];
+                            for (int64_t ow = lo; ow < hi; ++ow) acc[ow - ow0] += wv * load<C>(xs + ow * step);
+                        }
+                    }
+                }
+                epi.run(acc, nb, img * g.ys[0] + oc * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow0 * g.ys[4], g.ys[4],
+                        img * p.zs[0] + oc * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow0 * p.zs[4], p.zs[4], oc, 0);
+            }
+        }
+    });
+}
+
+template <class T, class C>
+void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
+                     void *workspace) {
+    C *wr = reinterpret_cast<C *>(align64(static_cast<unsigned char *>(workspace)));
+    depthwise_filter<T, C>(ctx, p.geo, static_cast<const T *>(o.w), wr);
+    // Channels innermost unless x's channels are strided and its rows are not.
+    if (p.geo.xs[1] != 1 && p.geo.xs[4] == 1) depthwise_width_inner<T, C>(ctx, p, o, wr);
+    else depthwise_channels_inner<T, C>(ctx, p, o, wr);
+}
+
+template <class Fn>
+void visit_types(anydnnDataType_t dt, Fn &&fn) {
+    visit_float_dtype(dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fn(TypeTag<T>{}, TypeTag<compute_t<T>>{});
+    });
+}
+
+void precomp(const ExecContext &ctx, Isa isa, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
+             const ConvOperands &o, void *ws) {
+    visit_types(p.geo.dt, [&](auto t, auto c) {
+        precomp_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, isa, p, pl, o, ws);
+    });
+}
+
+void implicit(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o) {
+    visit_types(p.geo.dt, [&](auto t, auto c) {
+        implicit_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, o);
+    });
+}
+
+void depthwise(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o, void *ws) {
+    visit_types(p.geo.dt, [&](auto t, auto c) {
+        depthwise_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, o, ws);
+    });
+}
+
+}  // namespace
+
+extern const ConvKernels conv = {precomp, implicit, depthwise};
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS
