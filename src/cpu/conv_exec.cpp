@@ -122,10 +122,12 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
                            : std::min(pl.m_virtual, std::max<int64_t>(256, 131072 / std::max<int64_t>(g.ocg, 1)));
     pl.scratch_elems = pl.y_direct ? 0 : pl.chunk * g.ocg;
 
-    // Whole images per thread when there are enough of them; else every
-    // thread works on each image (planes copy and GEMM).
+    // Whole images per thread when there are enough of them (and enough
+    // work to pay for the fork); else every thread works on each image
+    // (planes copy and GEMM, which split their own work).
     const int threads = h.threads();
-    pl.outer_parallel = threads > 1 && (g.n % threads == 0 || g.n >= 4 * threads);
+    constexpr double kMinParallelFlops = 1e6;
+    pl.outer_parallel = threads > 1 && (g.n % threads == 0 || g.n >= 4 * threads) && g.flops() >= kMinParallelFlops;
     pl.workers = pl.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, g.n, 64})) : 1;
     const ExecContext inner{pl.outer_parallel ? 1 : threads};
     const int64_t k_total = pl.taps * g.icg;

@@ -96,6 +96,11 @@ Epilogue<T, C> full_epilogue(const ops::ConvForwardProblem &p, const ConvOperand
     return e;
 }
 
+// Grain (in work items of `macs` multiply-adds each) that keeps a thread's
+// share above kConvGrainMacs, so that small problems skip OpenMP's fork.
+constexpr int64_t kConvGrainMacs = 1 << 16;
+inline int64_t conv_grain(int64_t macs) { return 1 + kConvGrainMacs / (macs > 0 ? macs : 1); }
+
 inline int64_t div_floor(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 inline int64_t div_ceil(int64_t a, int64_t b) { return -div_floor(-a, b); }
 
@@ -233,7 +238,7 @@ void precomp_typed(const ExecContext &ctx, Isa isa, const ops::ConvForwardProble
 
     const T *w = static_cast<const T *>(o.w);
     if (!pl.w_direct) {
-        parallel_ranges(ctx, g.groups * taps, 1, [&](int64_t begin, int64_t end) {
+        parallel_ranges(ctx, g.groups * taps, conv_grain(ocg * icg), [&](int64_t begin, int64_t end) {
             for (int64_t q = begin; q < end; ++q) {
                 const int64_t grp = q / taps, t = q % taps;
                 C *d = wr + q * ocg * icg;
@@ -339,7 +344,7 @@ void implicit_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
     const T *x = static_cast<const T *>(o.x), *w = static_cast<const T *>(o.w);
     const int64_t rows = g.n * g.groups * g.out[0] * g.out[1];
-    parallel_ranges(ctx, rows, 1, [&](int64_t begin, int64_t end) {
+    parallel_ranges(ctx, rows, conv_grain(g.out[2] * g.ocg * g.icg * g.taps()), [&](int64_t begin, int64_t end) {
         C acc[kOcBlock];
         for (int64_t q = begin; q < end; ++q) {
             const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0];
@@ -383,7 +388,7 @@ void implicit_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
 template <class T, class C>
 void depthwise_filter(const ExecContext &ctx, const ops::ConvGeometry &g, const T *w, C *wr) {
     const int64_t oc_total = g.groups * g.ocg;
-    parallel_ranges(ctx, g.taps(), 1, [&](int64_t begin, int64_t end) {
+    parallel_ranges(ctx, g.taps(), conv_grain(g.groups * g.ocg), [&](int64_t begin, int64_t end) {
         for (int64_t t = begin; t < end; ++t) {
             const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
             const int64_t off = g.filter_offset(kd, kh, kw);
@@ -400,7 +405,8 @@ void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProb
     const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
     const T *x = static_cast<const T *>(o.x);
     const int64_t oc_total = g.groups * g.ocg;
-    parallel_ranges(ctx, g.n * g.out[0] * g.out[1], 1, [&](int64_t begin, int64_t end) {
+    const int64_t row_macs = g.out[2] * oc_total * g.taps();
+    parallel_ranges(ctx, g.n * g.out[0] * g.out[1], conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         C acc[kOcBlock];
         for (int64_t q = begin; q < end; ++q) {
             const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0], img = q / (g.out[1] * g.out[0]);
@@ -447,7 +453,8 @@ void depthwise_width_inner(const ExecContext &ctx, const ops::ConvForwardProblem
     const T *x = static_cast<const T *>(o.x);
     const int64_t oc_total = g.groups * g.ocg;
     constexpr int64_t kWBlock = 256;
-    parallel_ranges(ctx, g.n * oc_total * g.out[0] * g.out[1], 1, [&](int64_t begin, int64_t end) {
+    const int64_t row_macs = g.out[2] * g.taps();
+    parallel_ranges(ctx, g.n * oc_total * g.out[0] * g.out[1], conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         C acc[kWBlock];
         for (int64_t q = begin; q < end; ++q) {
             const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0];
