@@ -47,7 +47,8 @@ public:
         } else if (key == "peak-mib") {
             plan.peak_mib = static_cast<int>(parse_int(value, option, 1));
         } else if (eq == std::string::npos) {
-            throw ParseError("unknown option '" + a + "'");
+            // A driver's option without a value (--fused) gets "".
+            if (driver_ == nullptr || !driver_->parse_option(key, "")) throw ParseError("unknown option '" + a + "'");
         } else if (driver_ == nullptr || !driver_->parse_option(key, value)) {
             throw ParseError("unknown option '" + option + "'" +
                              (driver_ ? " for --" + std::string(driver_name_) : " (no driver flag before it)"));

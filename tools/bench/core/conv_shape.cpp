@@ -34,7 +34,19 @@ int64_t *slot(Given &g, std::string_view prefix) {
     return &g.sizes[group][axis];
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) {
+    std::string q(1, '\'');
+    q += s;
+    q += '\'';
+    return q;
+}
+
+// r += field + value (appended piecewise: GCC 12 warns, wrongly, of an
+// overlapping memcpy on "literal" + std::string at -O3).
+void append(std::string &r, const char *field, int64_t value) {
+    r += field;
+    r += std::to_string(value);
+}
 
 }  // namespace
 
@@ -62,7 +74,13 @@ ConvShape parse_conv_shape(std::string_view text) {
         const std::string_view prefix = text.substr(begin, at - begin);
         if (prefix.empty()) throw ParseError(where + "expected a field name at " + quoted(text.substr(begin)));
         int64_t *field = slot(given, prefix);
-        if (field == nullptr) throw ParseError(where + "unknown field " + quoted(prefix));
+        if (field == nullptr) {
+            // "ihoc2": a known field without its number, then the next one.
+            for (size_t len : {size_t(2), size_t(1)})
+                if (prefix.size() > len && slot(given, prefix.substr(0, len)) != nullptr)
+                    throw ParseError(where + std::string(prefix.substr(0, len)) + ": no number after it");
+            throw ParseError(where + "unknown field " + quoted(prefix));
+        }
         const size_t digits = at;
         int64_t value = 0;
         while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
@@ -126,8 +144,8 @@ ConvShape parse_conv_shape(std::string_view text) {
 
 std::string to_string(const ConvShape &s) {
     std::string r;
-    if (s.g != 1) r += "g" + std::to_string(s.g);
-    r += "mb" + std::to_string(s.mb);
+    if (s.g != 1) append(r, "g", s.g);
+    append(r, "mb", s.mb);
     // The sizes of one group ("i", {...}) as the parser fills them in: h
     // only where it differs from d, w only where it differs from h.
     auto sizes = [&](char group, const int64_t *v) {
@@ -145,13 +163,19 @@ std::string to_string(const ConvShape &s) {
             if (v[a] != def) return true;
         return false;
     };
-    r += "ic" + std::to_string(s.ic) + sizes('i', s.i);
-    r += "oc" + std::to_string(s.oc) + sizes('o', s.o);
+    append(r, "ic", s.ic);
+    r += sizes('i', s.i);
+    append(r, "oc", s.oc);
+    r += sizes('o', s.o);
     r += sizes('k', s.k);
     if (differs(s.s, 1)) r += sizes('s', s.s);
     if (differs(s.p, 0)) r += sizes('p', s.p);
     if (differs(s.d, 0)) r += sizes('d', s.d);
-    if (!s.name.empty()) r += "n\"" + s.name + "\"";
+    if (!s.name.empty()) {
+        r += "n\"";
+        r += s.name;
+        r += '"';
+    }
     return r;
 }
 

@@ -44,6 +44,9 @@ public:
     // The fewest bytes the op must read and write (each input read once,
     // each output written once); GB/s and % of bandwidth are computed from it.
     virtual double bytes() const = 0;
+    // The arithmetic the op does (a multiply-add counts 2), for GFLOP/s;
+    // 0 for the memory-bound ops, which report GB/s only.
+    virtual double flops() const { return 0; }
     // The largest relative L2 error corr mode accepts against the reference.
     virtual double tolerance() const = 0;
     // `h` is the handle being benchmarked, for inputs that are outputs of

@@ -64,6 +64,7 @@ Result Session::run(const PlannedProblem &pp) {
     r.repro = p.repro();
     r.threads = threads(s);
     r.bytes = p.bytes();
+    r.flops = p.flops();
     r.bandwidth_gbs = bandwidth(r.threads);
     try {
         main_.set_threads(r.threads);

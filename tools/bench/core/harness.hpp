@@ -20,6 +20,7 @@ struct Result {
     std::string driver, repro;
     int threads = 0;
     double bytes = 0;
+    double flops = 0;  // 0: no GFLOP/s column
     Outcome outcome = Outcome::passed;
     std::string message;  // why it failed or was skipped
 

@@ -9,6 +9,9 @@ namespace anydnn_bench {
 namespace {
 
 double gbs(const Result &r, const Stats &s) { return s.median_ms > 0 ? r.bytes / (s.median_ms * 1e-3) * 1e-9 : 0; }
+double gflops(const Result &r, const Stats &s) {
+    return s.median_ms > 0 ? r.flops / (s.median_ms * 1e-3) * 1e-9 : 0;
+}
 
 // (max - min) / median, in %.
 double spread(const Stats &s) { return s.median_ms > 0 ? 100.0 * (s.max_ms - s.min_ms) / s.median_ms : 0; }
@@ -35,8 +38,10 @@ const char *outcome_name(Outcome o) {
 
 std::string header_for(const Result &r) {
     std::string h;
-    if (r.perf) h += " anydnn ms  spread    GB/s   %bw";
-    if (r.has_onednn) h += "  oneDNN ms  spread    GB/s   ratio";
+    // Compute-bound ops (flops > 0) also get GFLOP/s.
+    const char *flops = r.flops > 0 ? " GFLOP/s" : "";
+    if (r.perf) h += std::string(" anydnn ms  spread    GB/s   %bw") + flops;
+    if (r.has_onednn) h += std::string("  oneDNN ms  spread    GB/s") + flops + "   ratio";
     if (r.corr) h += "  corr  rel.err  ref           ";
     return h + "  problem";
 }
@@ -46,12 +51,14 @@ std::string row_for(const Result &r) {
     if (r.perf) {
         s += fmt("%10.4f", r.anydnn.median_ms) + spread_cell(r.anydnn) + fmt("%8.2f", gbs(r, r.anydnn));
         s += r.bandwidth_gbs ? fmt("%5.0f%%", 100.0 * gbs(r, r.anydnn) / *r.bandwidth_gbs) : "     -";
+        if (r.flops > 0) s += fmt("%8.1f", gflops(r, r.anydnn));
     }
     if (r.has_onednn) {
         double q = 0;
         Report::ratio(r, &q);
-        s += fmt("%11.4f", r.onednn.median_ms) + spread_cell(r.onednn) + fmt("%8.2f", gbs(r, r.onednn)) +
-             fmt("%8.3f", q);
+        s += fmt("%11.4f", r.onednn.median_ms) + spread_cell(r.onednn) + fmt("%8.2f", gbs(r, r.onednn));
+        if (r.flops > 0) s += fmt("%8.1f", gflops(r, r.onednn));
+        s += fmt("%8.3f", q);
     }
     if (r.corr) {
         char b[96];
@@ -187,7 +194,8 @@ bool Report::write_json(const std::string &path, const RunInfo &info) const {
     auto stats = [&](const Result &r, const Stats &st) {
         return "{\"median_ms\": " + json_number(st.median_ms) + ", \"min_ms\": " + json_number(st.min_ms) +
                ", \"max_ms\": " + json_number(st.max_ms) + ", \"runs\": " + std::to_string(st.runs) +
-               ", \"gbs\": " + json_number(gbs(r, st)) + "}";
+               ", \"gbs\": " + json_number(gbs(r, st)) +
+               (r.flops > 0 ? ", \"gflops\": " + json_number(gflops(r, st)) : std::string()) + "}";
     };
     s << "{\n  \"tool\": \"anydnn-bench\",\n  \"cpu\": " << json_string(info.cpu)
       << ",\n  \"anydnn_version\": " << json_string(info.anydnn_version)
@@ -197,6 +205,7 @@ bool Report::write_json(const std::string &path, const RunInfo &info) const {
         s << (i ? "," : "") << "\n    {\"driver\": " << json_string(r.driver) << ", \"problem\": " << json_string(r.repro)
           << ", \"threads\": " << r.threads << ", \"outcome\": \"" << outcome_name(r.outcome)
           << "\", \"bytes\": " << fmt("%.0f", r.bytes);
+        if (r.flops > 0) s << ", \"flops\": " << fmt("%.0f", r.flops);
         if (r.bandwidth_gbs) s << ", \"bandwidth_gbs\": " << json_number(*r.bandwidth_gbs);
         if (r.perf) s << ", \"anydnn\": " << stats(r, r.anydnn);
         if (r.has_onednn) s << ", \"onednn\": " << stats(r, r.onednn);

@@ -1,7 +1,8 @@
-// The list of drivers: one line per op family. --conv, --pool, --bnorm and
+// The list of drivers: one line per op family. --pool, --bnorm and
 // --rnn join here as they are written.
 #include "core/driver.hpp"
 #include "drivers/binary.hpp"
+#include "drivers/conv.hpp"
 #include "drivers/eltwise.hpp"
 #include "drivers/reduction.hpp"
 #include "drivers/softmax.hpp"
@@ -17,6 +18,7 @@ const DriverInfo kDrivers[] = {
     {"reorder", "    the same as --transform (benchdnn's name)\n", make_transform_driver},
     {"softmax", kSoftmaxUsage, make_softmax_driver},
     {"reduction", kReductionUsage, make_reduction_driver},
+    {"conv", kConvUsage, make_conv_driver},
 };
 
 }  // namespace

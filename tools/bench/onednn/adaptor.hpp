@@ -16,6 +16,7 @@ struct BinaryProblem;
 struct TransformProblem;
 struct SoftmaxProblem;
 struct ReductionProblem;
+struct ConvProblem;
 
 namespace onednn {
 
@@ -36,6 +37,7 @@ std::unique_ptr<Case> binary_case(const BinaryProblem &p, const Inputs &in);
 std::unique_ptr<Case> transform_case(const TransformProblem &p, const Inputs &in);
 std::unique_ptr<Case> softmax_case(const SoftmaxProblem &p, const Inputs &in);
 std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in);
+std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in);
 
 }  // namespace onednn
 }  // namespace anydnn_bench
