@@ -4,6 +4,8 @@
 // (alpha/beta blend, bias, z, activation, conversion to the storage type).
 #include <omp.h>
 
+#include <algorithm>
+
 #include "cpu/conv.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/kernels/util/act_math.hpp"
@@ -397,7 +399,9 @@ void depthwise_filter(const ExecContext &ctx, const ops::ConvGeometry &g, const 
     });
 }
 
-// Channels innermost: each output pixel's channels as one vector loop.
+// Channels innermost: a block of output pixels x channels accumulates in
+// L1 while every tap adds its contribution as one vector loop over the
+// channels (contiguous in x, the reordered filter and the block).
 template <class T, class C>
 void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
                               const C *wr) {
@@ -405,39 +409,52 @@ void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProb
     const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
     const T *x = static_cast<const T *>(o.x);
     const int64_t oc_total = g.groups * g.ocg;
+    constexpr int64_t kAccElems = 4096;
+    const int64_t cb = imin_(oc_total, kAccElems), wb = kAccElems / cb;
+    const bool unit = g.ocg == 1 && g.xs[1] == 1;  // channel c reads x channel c, contiguous
     const int64_t row_macs = g.out[2] * oc_total * g.taps();
     parallel_ranges(ctx, g.n * g.out[0] * g.out[1], conv_grain(row_macs), [&](int64_t begin, int64_t end) {
-        C acc[kOcBlock];
+        C acc[kAccElems];
         for (int64_t q = begin; q < end; ++q) {
             const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0], img = q / (g.out[1] * g.out[0]);
-            for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-                for (int64_t oc0 = 0; oc0 < oc_total; oc0 += kOcBlock) {
-                    const int64_t nb = imin_(kOcBlock, oc_total - oc0);
-                    for (int64_t j = 0; j < nb; ++j) acc[j] = C(0);
+            for (int64_t c0 = 0; c0 < oc_total; c0 += cb) {
+                const int64_t nc = imin_(cb, oc_total - c0);
+                for (int64_t ow0 = 0; ow0 < g.out[2]; ow0 += wb) {
+                    const int64_t nw = imin_(wb, g.out[2] - ow0);
+                    for (int64_t j = 0; j < nw * nc; ++j) acc[j] = C(0);
                     for (int64_t kd = 0; kd < g.k[0]; ++kd) {
                         const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
                         if (id < 0 || id >= g.in[0]) continue;
                         for (int64_t kh = 0; kh < g.k[1]; ++kh) {
                             const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
                             if (ih < 0 || ih >= g.in[1]) continue;
+                            const T *xrow = x + img * g.xs[0] + id * g.xs[2] + ih * g.xs[3];
                             for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-                                if (iw < 0 || iw >= g.in[2]) continue;
-                                const T *xp = x + img * g.xs[0] + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
-                                const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + oc0;
-                                if (g.ocg == 1 && g.xs[1] == 1) {
-                                    const T *xc = xp + oc0;
-                                    for (int64_t j = 0; j < nb; ++j) acc[j] += load<C>(xc + j) * wt[j];
-                                } else {
-                                    for (int64_t j = 0; j < nb; ++j)
-                                        acc[j] += load<C>(xp + (oc0 + j) / g.ocg * g.xs[1]) * wt[j];
+                                const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
+                                // Outputs ow with 0 <= ow * s + kw * dil - pad < in.
+                                const int64_t shift = kw * g.dil[2] - g.pad[2];
+                                const int64_t lo = std::max(ow0, div_ceil(-shift, g.stride[2]));
+                                const int64_t hi = imin_(ow0 + nw, div_ceil(g.in[2] - shift, g.stride[2]));
+                                for (int64_t ow = lo; ow < hi; ++ow) {
+                                    const T *xp = xrow + (ow * g.stride[2] + shift) * g.xs[4];
+                                    C *a = acc + (ow - ow0) * nc;
+                                    if (unit) {
+                                        const T *xc = xp + c0;
+#pragma omp simd
+                                        for (int64_t j = 0; j < nc; ++j) a[j] += load<C>(xc + j) * wt[j];
+                                    } else {
+                                        for (int64_t j = 0; j < nc; ++j)
+                                            a[j] += load<C>(xp + (c0 + j) / g.ocg * g.xs[1]) * wt[j];
+                                    }
                                 }
                             }
                         }
                     }
-                    epi.run(acc, nb, img * g.ys[0] + oc0 * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4],
-                            g.ys[1], img * p.zs[0] + oc0 * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4],
-                            p.zs[1], oc0, 1);
+                    for (int64_t ow = ow0; ow < ow0 + nw; ++ow)
+                        epi.run(acc + (ow - ow0) * nc, nc,
+                                img * g.ys[0] + c0 * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4], g.ys[1],
+                                img * p.zs[0] + c0 * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4], p.zs[1], c0,
+                                1);
                 }
             }
         }
