@@ -74,7 +74,15 @@ struct ConvKernels {
 
 ANYDNN_DECLARE_ISA_TABLE(ConvKernels, conv)
 
-// Workspace of the depthwise kernel.
+// Whether the depthwise kernel copies each image of x channels-last first:
+// x's channels are strided and its output rows too short (or strided) for
+// the width-innermost loops to pay.
+inline bool conv_depthwise_copies_x(const ops::ConvGeometry &g) {
+    return g.xs[1] != 1 && (g.xs[4] != 1 || g.out[2] < 64);
+}
+
+// Workspace of the depthwise kernel: the filter as [tap][K] in the compute
+// type, then (conv_depthwise_copies_x) one image of x channels-last.
 std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g);
 
 }  // namespace anydnn::cpu

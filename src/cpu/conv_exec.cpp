@@ -179,7 +179,12 @@ double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo,
 }  // namespace
 
 std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g) {
-    return 64 + static_cast<std::size_t>(g.taps() * g.groups * g.ocg) * dtype_size(g.compute);
+    const std::size_t filter = round64(static_cast<std::size_t>(g.taps() * g.groups * g.ocg) * dtype_size(g.compute));
+    const std::size_t image =
+        conv_depthwise_copies_x(g)
+            ? static_cast<std::size_t>(g.groups * g.icg * g.in[0] * g.in[1] * g.in[2]) * dtype_size(g.dt)
+            : 0;
+    return 64 + filter + image;
 }
 
 Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p, anydnnConvolutionFwdAlgo_t algo,

@@ -510,11 +510,39 @@ void depthwise_width_inner(const ExecContext &ctx, const ops::ConvForwardProblem
 template <class T, class C>
 void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
                      void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
     C *wr = reinterpret_cast<C *>(align64(static_cast<unsigned char *>(workspace)));
-    depthwise_filter<T, C>(ctx, p.geo, static_cast<const T *>(o.w), wr);
-    // Channels innermost unless x's channels are strided and its rows are not.
-    if (p.geo.xs[1] != 1 && p.geo.xs[4] == 1) depthwise_width_inner<T, C>(ctx, p, o, wr);
-    else depthwise_channels_inner<T, C>(ctx, p, o, wr);
+    depthwise_filter<T, C>(ctx, g, static_cast<const T *>(o.w), wr);
+    if (!conv_depthwise_copies_x(g)) {
+        if (g.xs[1] == 1) depthwise_channels_inner<T, C>(ctx, p, o, wr);
+        else depthwise_width_inner<T, C>(ctx, p, o, wr);
+        return;
+    }
+    // One image at a time: x copied channels-last, then the channels-innermost loops.
+    T *xc = reinterpret_cast<T *>(align64(reinterpret_cast<unsigned char *>(wr + g.taps() * g.groups * g.ocg)));
+    const int64_t ic = g.groups * g.icg, pixels = g.in[0] * g.in[1] * g.in[2];
+    ops::ConvForwardProblem one = p;
+    one.geo.n = 1;
+    one.geo.xs[1] = 1;
+    one.geo.xs[4] = ic;
+    one.geo.xs[3] = ic * g.in[2];
+    one.geo.xs[2] = ic * g.in[2] * g.in[1];
+    one.geo.xs[0] = ic * pixels;
+    for (int64_t img = 0; img < g.n; ++img) {
+        const T *x = static_cast<const T *>(o.x) + img * g.xs[0];
+        parallel_ranges(ctx, pixels, 1 + kElementwiseGrain / ic, [&](int64_t begin, int64_t end) {
+            for (int64_t q = begin; q < end; ++q) {
+                const int64_t iw = q % g.in[2], ih = q / g.in[2] % g.in[1], id = q / (g.in[2] * g.in[1]);
+                const T *s = x + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
+                for (int64_t c = 0; c < ic; ++c) xc[q * ic + c] = s[c * g.xs[1]];
+            }
+        });
+        ConvOperands oi = o;
+        oi.x = xc;
+        oi.y = static_cast<T *>(o.y) + img * g.ys[0];
+        if (o.z != nullptr) oi.z = static_cast<const T *>(o.z) + img * p.zs[0];
+        depthwise_channels_inner<T, C>(ctx, one, oi, wr);
+    }
 }
 
 template <class Fn>
