@@ -1,4 +1,4 @@
-/* ops_tour: every tensor op, activation, softmax and reduction of anydnn on
+/* ops_tour: every tensor op, activation, softmax, reduction and convolution of anydnn on
  * small tensors, printing what each did. Plain C99 against the C API; the
  * calls are cuDNN's with the prefix renamed.
  *
@@ -175,6 +175,41 @@ int main(void) {
                                    y));
         print_row("0.5 * FAST + LOG (beta = 1)", y, 8);
         anydnnDestroyTensorDescriptor(ch);
+    }
+
+    /* ---- Convolution: the algorithm from _v7, its workspace, then plain and fused ---- */
+    printf("convolution of x with the filter [1 2 1] (1x3, pad 1)\n");
+    {
+        const float taps[3] = {1.0f, 2.0f, 1.0f}, conv_bias[1] = {-4.0f};
+        anydnnFilterDescriptor_t wd;
+        anydnnConvolutionDescriptor_t cd;
+        anydnnActivationDescriptor_t relu;
+        anydnnConvolutionFwdAlgoPerf_t perf;
+        anydnnTensorDescriptor_t bd = row_desc(1, 1);
+        int returned = 0;
+        size_t ws_size = 0;
+        void *ws;
+        CHECK(anydnnCreateFilterDescriptor(&wd));
+        CHECK(anydnnSetFilter4dDescriptor(wd, ANYDNN_DATA_FLOAT, ANYDNN_TENSOR_NCHW, 1, 1, 1, 3));
+        CHECK(anydnnCreateConvolutionDescriptor(&cd));
+        CHECK(anydnnSetConvolution2dDescriptor(cd, 0, 1, 1, 1, 1, 1, ANYDNN_CROSS_CORRELATION, ANYDNN_DATA_FLOAT));
+        CHECK(anydnnGetConvolutionForwardAlgorithm_v7(handle, row, wd, cd, row, 1, &returned, &perf));
+        CHECK(anydnnGetConvolutionForwardWorkspaceSize(handle, row, wd, cd, row, perf.algo, &ws_size));
+        printf("  _v7 picks algorithm %d, workspace %zu bytes\n", (int)perf.algo, ws_size);
+        ws = ws_size > 0 ? malloc(ws_size) : NULL;
+        CHECK(anydnnConvolutionForward(handle, &one, row, x, wd, taps, cd, perf.algo, ws, ws_size, &zero, row, y));
+        print_row("conv(x)", y, 8);
+        /* y = relu(conv(x) + 1 * y + bias): z is y itself, a residual added in place */
+        CHECK(anydnnCreateActivationDescriptor(&relu));
+        CHECK(anydnnSetActivationDescriptor(relu, ANYDNN_ACTIVATION_RELU, ANYDNN_NOT_PROPAGATE_NAN, 0.0));
+        CHECK(anydnnConvolutionBiasActivationForward(handle, &one, row, x, wd, taps, cd, perf.algo, ws, ws_size, &one,
+                                                     row, y, bd, conv_bias, relu, row, y));
+        print_row("relu(conv(x) + y - 4)", y, 8);
+        free(ws);
+        anydnnDestroyActivationDescriptor(relu);
+        anydnnDestroyTensorDescriptor(bd);
+        anydnnDestroyConvolutionDescriptor(cd);
+        anydnnDestroyFilterDescriptor(wd);
     }
 
     /* ---- Errors come back as statuses with a message ---- */
