@@ -399,9 +399,9 @@ void depthwise_filter(const ExecContext &ctx, const ops::ConvGeometry &g, const 
     });
 }
 
-// Channels innermost: a block of output pixels x channels accumulates in
-// L1 while every tap adds its contribution as one vector loop over the
-// channels (contiguous in x, the reordered filter and the block).
+// Channels innermost, with channel multipliers (output channel c reads x
+// channel c / multiplier): a block of output pixels x channels accumulates
+// in L1 while every tap adds its contribution in one loop over the channels.
 template <class T, class C>
 void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
                               const C *wr) {
@@ -411,7 +411,6 @@ void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProb
     const int64_t oc_total = g.groups * g.ocg;
     constexpr int64_t kAccElems = 4096;
     const int64_t cb = imin_(oc_total, kAccElems), wb = kAccElems / cb;
-    const bool unit = g.ocg == 1 && g.xs[1] == 1;  // channel c reads x channel c, contiguous
     const int64_t row_macs = g.out[2] * oc_total * g.taps();
     parallel_ranges(ctx, g.n * g.out[0] * g.out[1], conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         C acc[kAccElems];
@@ -438,14 +437,8 @@ void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProb
                                 for (int64_t ow = lo; ow < hi; ++ow) {
                                     const T *xp = xrow + (ow * g.stride[2] + shift) * g.xs[4];
                                     C *a = acc + (ow - ow0) * nc;
-                                    if (unit) {
-                                        const T *xc = xp + c0;
-#pragma omp simd
-                                        for (int64_t j = 0; j < nc; ++j) a[j] += load<C>(xc + j) * wt[j];
-                                    } else {
-                                        for (int64_t j = 0; j < nc; ++j)
-                                            a[j] += load<C>(xp + (c0 + j) / g.ocg * g.xs[1]) * wt[j];
-                                    }
+                                    for (int64_t j = 0; j < nc; ++j)
+                                        a[j] += load<C>(xp + (c0 + j) / g.ocg * g.xs[1]) * wt[j];
                                 }
                             }
                         }
@@ -455,6 +448,67 @@ void depthwise_channels_inner(const ExecContext &ctx, const ops::ConvForwardProb
                                 img * g.ys[0] + c0 * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4], g.ys[1],
                                 img * p.zs[0] + c0 * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4], p.zs[1], c0,
                                 1);
+                }
+            }
+        }
+    });
+}
+
+// One output pixel's channels [c0, c0 + NB) over every tap, the sums held
+// in registers (NB is a compile-time width: 64 floats are 4 zmm).
+template <int NB, class T, class C>
+ANYDNN_ALWAYS_INLINE void depthwise_pixel(const ops::ConvGeometry &g, const T *ximg, const C *wr, int64_t oc_total,
+                                          int64_t c0, int64_t od, int64_t oh, int64_t ow, C *out) {
+    C acc[NB];
+    for (int j = 0; j < NB; ++j) acc[j] = C(0);
+    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
+            if (ih < 0 || ih >= g.in[1]) continue;
+            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
+                if (iw < 0 || iw >= g.in[2]) continue;
+                const T *xp = ximg + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4] + c0;
+                const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
+                for (int j = 0; j < NB; ++j) acc[j] += load<C>(xp + j) * wt[j];
+            }
+        }
+    }
+    for (int j = 0; j < NB; ++j) out[j] = acc[j];
+}
+
+// Channels innermost with one x channel per output channel, contiguous
+// (NHWC, no multiplier): each pixel in register-held channel blocks of 64,
+// 16, then the rest through the L1 block loops.
+template <class T, class C>
+void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
+                      const C *wr) {
+    const ops::ConvGeometry &g = p.geo;
+    const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
+    const int64_t oc_total = g.groups * g.ocg;
+    const int64_t row_macs = g.out[2] * oc_total * g.taps();
+    parallel_ranges(ctx, g.n * g.out[0] * g.out[1], conv_grain(row_macs), [&](int64_t begin, int64_t end) {
+        C out[64];
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t oh = q % g.out[1], od = q / g.out[1] % g.out[0], img = q / (g.out[1] * g.out[0]);
+            const T *ximg = static_cast<const T *>(o.x) + img * g.xs[0];
+            for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+                const int64_t y_off = img * g.ys[0] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4];
+                const int64_t z_off = img * p.zs[0] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4];
+                int64_t c0 = 0;
+                for (; c0 + 64 <= oc_total; c0 += 64) {
+                    depthwise_pixel<64, T, C>(g, ximg, wr, oc_total, c0, od, oh, ow, out);
+                    epi.run(out, 64, y_off + c0 * g.ys[1], g.ys[1], z_off + c0 * p.zs[1], p.zs[1], c0, 1);
+                }
+                for (; c0 + 16 <= oc_total; c0 += 16) {
+                    depthwise_pixel<16, T, C>(g, ximg, wr, oc_total, c0, od, oh, ow, out);
+                    epi.run(out, 16, y_off + c0 * g.ys[1], g.ys[1], z_off + c0 * p.zs[1], p.zs[1], c0, 1);
+                }
+                for (; c0 < oc_total; ++c0) {
+                    depthwise_pixel<1, T, C>(g, ximg, wr, oc_total, c0, od, oh, ow, out);
+                    epi.run(out, 1, y_off + c0 * g.ys[1], g.ys[1], z_off + c0 * p.zs[1], p.zs[1], c0, 1);
                 }
             }
         }
@@ -514,7 +568,8 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
     C *wr = reinterpret_cast<C *>(align64(static_cast<unsigned char *>(workspace)));
     depthwise_filter<T, C>(ctx, g, static_cast<const T *>(o.w), wr);
     if (!conv_depthwise_copies_x(g)) {
-        if (g.xs[1] == 1) depthwise_channels_inner<T, C>(ctx, p, o, wr);
+        if (g.xs[1] == 1 && g.ocg == 1) depthwise_pixels<T, C>(ctx, p, o, wr);
+        else if (g.xs[1] == 1) depthwise_channels_inner<T, C>(ctx, p, o, wr);
         else depthwise_width_inner<T, C>(ctx, p, o, wr);
         return;
     }
@@ -541,7 +596,8 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
         oi.x = xc;
         oi.y = static_cast<T *>(o.y) + img * g.ys[0];
         if (o.z != nullptr) oi.z = static_cast<const T *>(o.z) + img * p.zs[0];
-        depthwise_channels_inner<T, C>(ctx, one, oi, wr);
+        if (g.ocg == 1) depthwise_pixels<T, C>(ctx, one, oi, wr);
+        else depthwise_channels_inner<T, C>(ctx, one, oi, wr);
     }
 }
 
