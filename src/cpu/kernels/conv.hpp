@@ -106,6 +106,26 @@ inline int64_t conv_grain(int64_t macs) { return 1 + kConvGrainMacs / (macs > 0 
 inline int64_t div_floor(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 inline int64_t div_ceil(int64_t a, int64_t b) { return -div_floor(-a, b); }
 
+// Calls fn(kd, kh, kw, id, ih, iw) for each filter tap of output pixel
+// (od, oh, ow) whose input pixel (id, ih, iw) is inside x (not padding).
+template <class Fn>
+ANYDNN_ALWAYS_INLINE void for_each_inside_tap(const ops::ConvGeometry &g, int64_t od, int64_t oh, int64_t ow,
+                                              Fn &&fn) {
+    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
+            if (ih < 0 || ih >= g.in[1]) continue;
+            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
+                if (iw < 0 || iw >= g.in[2]) continue;
+                fn(kd, kh, kw, id, ih, iw);
+            }
+        }
+    }
+}
+
 // ---- IMPLICIT_PRECOMP_GEMM ------------------------------------------------------------
 
 // Rows [begin, end) of one image's planes (see ConvPrecompPlan). A row is
@@ -355,26 +375,17 @@ void implicit_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
                 for (int64_t oc0 = 0; oc0 < g.ocg; oc0 += kOcBlock) {
                     const int64_t nb = imin_(kOcBlock, g.ocg - oc0), oc_first = grp * g.ocg + oc0;
                     for (int64_t j = 0; j < nb; ++j) acc[j] = C(0);
-                    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-                        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
-                        if (id < 0 || id >= g.in[0]) continue;
-                        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-                            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
-                            if (ih < 0 || ih >= g.in[1]) continue;
-                            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-                                if (iw < 0 || iw >= g.in[2]) continue;
-                                const T *xp = x + img * g.xs[0] + grp * g.icg * g.xs[1] + id * g.xs[2] +
-                                              ih * g.xs[3] + iw * g.xs[4];
-                                const T *wp = w + oc_first * g.ws[0] + g.filter_offset(kd, kh, kw);
-                                for (int64_t c = 0; c < g.icg; ++c) {
-                                    const C xv = load<C>(xp + c * g.xs[1]);
-                                    const T *wc = wp + c * g.ws[1];
-                                    for (int64_t j = 0; j < nb; ++j) acc[j] += xv * load<C>(wc + j * g.ws[0]);
-                                }
-                            }
+                    for_each_inside_tap(g, od, oh, ow, [&](int64_t kd, int64_t kh, int64_t kw, int64_t id, int64_t ih,
+                                                           int64_t iw) {
+                        const T *xp = x + img * g.xs[0] + grp * g.icg * g.xs[1] + id * g.xs[2] + ih * g.xs[3] +
+                                      iw * g.xs[4];
+                        const T *wp = w + oc_first * g.ws[0] + g.filter_offset(kd, kh, kw);
+                        for (int64_t c = 0; c < g.icg; ++c) {
+                            const C xv = load<C>(xp + c * g.xs[1]);
+                            const T *wc = wp + c * g.ws[1];
+                            for (int64_t j = 0; j < nb; ++j) acc[j] += xv * load<C>(wc + j * g.ws[0]);
                         }
-                    }
+                    });
                     epi.run(acc, nb, img * g.ys[0] + oc_first * g.ys[1] + od * g.ys[2] + oh * g.ys[3] + ow * g.ys[4],
                             g.ys[1], img * p.zs[0] + oc_first * p.zs[1] + od * p.zs[2] + oh * p.zs[3] + ow * p.zs[4],
                             p.zs[1], oc_first, 1);
@@ -461,21 +472,11 @@ ANYDNN_ALWAYS_INLINE void depthwise_pixel(const ops::ConvGeometry &g, const T *x
                                           int64_t c0, int64_t od, int64_t oh, int64_t ow, C *out) {
     C acc[NB];
     for (int j = 0; j < NB; ++j) acc[j] = C(0);
-    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
-        if (id < 0 || id >= g.in[0]) continue;
-        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
-            if (ih < 0 || ih >= g.in[1]) continue;
-            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-                if (iw < 0 || iw >= g.in[2]) continue;
-                const T *xp = ximg + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4] + c0;
-                const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
-                for (int j = 0; j < NB; ++j) acc[j] += load<C>(xp + j) * wt[j];
-            }
-        }
-    }
+    for_each_inside_tap(g, od, oh, ow, [&](int64_t kd, int64_t kh, int64_t kw, int64_t id, int64_t ih, int64_t iw) {
+        const T *xp = ximg + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4] + c0;
+        const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
+        for (int j = 0; j < NB; ++j) acc[j] += load<C>(xp + j) * wt[j];
+    });
     for (int j = 0; j < NB; ++j) out[j] = acc[j];
 }
 
