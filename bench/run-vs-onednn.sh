@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds anydnn-bench with oneDNN from PyPI and runs --peak and the standard
-# memory-bound list (tools/bench/lists/memory_bound_64mib.txt) against oneDNN,
-# printing the tables (also written as CSV and JSON into the build directory).
+# Builds anydnn-bench with oneDNN from PyPI and runs --peak, the standard
+# memory-bound list (tools/bench/lists/memory_bound_64mib.txt) and the conv
+# lists (ResNet-50 at mb1 and mb16, MobileNet v2 and VGG-16 at mb1, nhwc and
+# nchw, perf mode) against oneDNN, printing the tables (also written as text,
+# CSV and JSON into the build directory).
 #
 # Environment:
 #   BUILD_DIR            build directory (default build/bench-onednn)
@@ -51,5 +53,23 @@ echo
 echo "== anydnn vs oneDNN, $threads threads: $(basename "$list")"
 "$bench" --threads="$threads" --compare=onednn --mode=both --peak-file="$peak_file" \
   --csv="$build/memory_bound.csv" --json="$build/memory_bound.json" --batch="$list"
+
+# The conv lists: perf only (their correctness is BenchSmoke's and the unit
+# tests'), each layout, ResNet-50 also at minibatch 16.
+lists=$root/tools/bench/lists
+run_conv() {  # output name, list, extra options...
+  local name=$1 file=$2
+  shift 2
+  echo
+  echo "== anydnn vs oneDNN, $threads threads: $name"
+  "$bench" --threads="$threads" --compare=onednn --mode=perf --peak-file="$peak_file" \
+    --csv="$build/$name.csv" --json="$build/$name.json" --conv "$@" --batch="$file" | tee "$build/$name.txt"
+}
+for tag in nhwc nchw; do
+  run_conv "conv_resnet50_${tag}_mb1" "$lists/conv_resnet50.txt" --tag="$tag"
+  run_conv "conv_resnet50_${tag}_mb16" "$lists/conv_resnet50.txt" --tag="$tag" --mb=16
+  run_conv "conv_mobilenet_v2_${tag}_mb1" "$lists/conv_mobilenet_v2.txt" --tag="$tag"
+  run_conv "conv_vgg16_${tag}_mb1" "$lists/conv_vgg16.txt" --tag="$tag"
+done
 echo
-echo "results: $build/memory_bound.csv $build/memory_bound.json"
+echo "results: $build/memory_bound.csv $build/memory_bound.json, $build/conv_*.{txt,csv,json}"

@@ -91,15 +91,18 @@ int main(int argc, char **argv) {
     try {
         Session session(peak_file, default_threads);
         for (int t : thread_counts) {
+            // One --peak entry holds both references, so one hint covers both.
             if (auto p = load_peak(peak_file, t))
                 std::printf("bandwidth reference, %d thread%s: %.1f GB/s (best of %s)\n", t, t == 1 ? "" : "s",
                             p->bandwidth_gbs(), describe(*p).c_str());
             else
-                std::printf("bandwidth reference, %d thread%s: none in %s (run anydnn-bench --peak --threads=%d)\n",
+                std::printf("bandwidth and FMA peak reference, %d thread%s: none in %s (run anydnn-bench --peak "
+                            "--threads=%d)\n",
                             t, t == 1 ? "" : "s", peak_file.c_str(), t);
         }
         std::printf("ms: median; spread: (max - min) / median; GB/s: the fewest bytes the op moves / median; "
-                    "%%bw: of the bandwidth reference; ratio: anydnn ms / oneDNN ms\n");
+                    "%%bw: of the bandwidth reference; %%peak: anydnn GFLOP/s of the fp32 FMA peak; ratio: anydnn ms / "
+                    "oneDNN ms\n");
         Report report(stdout);
         for (const PlannedProblem &p : plan.problems) {
             report.add(session.run(p));

@@ -179,4 +179,15 @@ std::string to_string(const ConvShape &s) {
     return r;
 }
 
+int occurrences_in_name(std::string_view name) {
+    const size_t x = name.rfind("_x");
+    if (x == std::string_view::npos || x + 2 == name.size() || name.size() - x > 8) return 0;
+    int n = 0;
+    for (char c : name.substr(x + 2)) {
+        if (c < '0' || c > '9') return 0;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
 }  // namespace anydnn_bench

@@ -44,4 +44,8 @@ ConvShape parse_conv_shape(std::string_view text);
 // parse_conv_shape(to_string(s)) gives s back.
 std::string to_string(const ConvShape &s);
 
+// N when `name` ends in "_xN" (benchdnn's lists: the layer occurs N times in
+// its network), else 0: the weight of the row in a network total.
+int occurrences_in_name(std::string_view name);
+
 }  // namespace anydnn_bench

@@ -47,6 +47,9 @@ public:
     // The arithmetic the op does (a multiply-add counts 2), for GFLOP/s;
     // 0 for the memory-bound ops, which report GB/s only.
     virtual double flops() const { return 0; }
+    // How many times the problem occurs in its network (a layer named
+    // ..._xN), for the weighted network total; 0 where the name says nothing.
+    virtual int occurrences() const { return 0; }
     // The largest relative L2 error corr mode accepts against the reference.
     virtual double tolerance() const = 0;
     // `h` is the handle being benchmarked, for inputs that are outputs of
@@ -55,6 +58,10 @@ public:
     // Throw Unsupported when the library does not run this problem.
     virtual std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const = 0;
     virtual std::unique_ptr<Case> onednn_case(const Inputs &in) const = 0;
+    // oneDNN from the user's plain layout: onednn_case's primitive with the
+    // reorders into and out of oneDNN's own layouts inside run(). nullptr
+    // where onednn_case already runs on the user's layout (every op but conv).
+    virtual std::unique_ptr<Case> onednn_reorder_case(const Inputs &) const { return nullptr; }
 };
 
 // A driver holds the options seen since its flag on the command line;

@@ -21,14 +21,21 @@ void run_fresh(Case &c) {
 Session::Session(std::string peak_file, int default_threads)
     : peak_file_(std::move(peak_file)), default_threads_(default_threads) {}
 
-std::optional<double> Session::bandwidth(int threads) {
-    auto it = bandwidth_.find(threads);
-    if (it == bandwidth_.end()) {
-        std::optional<double> bw;
-        if (auto p = load_peak(peak_file_, threads)) bw = p->bandwidth_gbs();
-        it = bandwidth_.emplace(threads, bw).first;
-    }
+const std::optional<Peak> &Session::peak(int threads) {
+    auto it = peaks_.find(threads);
+    if (it == peaks_.end()) it = peaks_.emplace(threads, load_peak(peak_file_, threads)).first;
     return it->second;
+}
+
+std::optional<double> Session::bandwidth(int threads) {
+    if (const std::optional<Peak> &p = peak(threads)) return p->bandwidth_gbs();
+    return std::nullopt;
+}
+
+std::optional<double> Session::fma_peak(int threads) {
+    // An entry whose FMA figure is missing (0) is no reference.
+    if (const std::optional<Peak> &p = peak(threads); p && p->fma_gflops > 0) return p->fma_gflops;
+    return std::nullopt;
 }
 
 void Session::correctness(const Problem &p, Case &a, Case *onednn, const Inputs &in, int threads, Result &r) {
@@ -65,13 +72,15 @@ Result Session::run(const PlannedProblem &pp) {
     r.threads = threads(s);
     r.bytes = p.bytes();
     r.flops = p.flops();
+    r.occurrences = p.occurrences();
     r.bandwidth_gbs = bandwidth(r.threads);
+    if (r.flops > 0) r.fma_gflops = fma_peak(r.threads);
     try {
         main_.set_threads(r.threads);
         omp_set_num_threads(r.threads);  // oneDNN's OpenMP threads
         const Inputs in = p.make_inputs(main_, seed_);
         const std::unique_ptr<Case> a = p.anydnn_case(main_, in);
-        std::unique_ptr<Case> o;
+        std::unique_ptr<Case> o, o_reorder;
         // Without oneDNN built in, main says so once instead of on every row.
         if (s.compare_onednn && onednn::kBuiltIn) {
             try {
@@ -79,17 +88,24 @@ Result Session::run(const PlannedProblem &pp) {
             } catch (const Unsupported &e) {
                 r.onednn_note = e.what();
             }
+            // Only timed, never compared: its outputs are onednn_case's.
+            if (o && s.mode != Mode::corr) o_reorder = p.onednn_reorder_case(in);
         }
         if (s.mode != Mode::perf) correctness(p, *a, o.get(), in, r.threads, r);
         if (s.mode != Mode::corr) {
             std::vector<std::function<void()>> fns{[&] { a->run(); }};
             if (o) fns.push_back([&] { o->run(); });
+            if (o_reorder) fns.push_back([&] { o_reorder->run(); });
             const std::vector<Stats> st = time_alternating(fns, {s.min_time_s, s.min_runs});
             r.perf = true;
             r.anydnn = st[0];
             if (o) {
                 r.has_onednn = true;
                 r.onednn = st[1];
+            }
+            if (o_reorder) {
+                r.has_onednn_reorder = true;
+                r.onednn_reorder = st[2];
             }
         }
     } catch (const Unsupported &e) {

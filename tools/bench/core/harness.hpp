@@ -21,6 +21,7 @@ struct Result {
     int threads = 0;
     double bytes = 0;
     double flops = 0;  // 0: no GFLOP/s column
+    int occurrences = 0;  // times in its network (name ..._xN); 0: not in the network total
     Outcome outcome = Outcome::passed;
     std::string message;  // why it failed or was skipped
 
@@ -28,8 +29,11 @@ struct Result {
     Stats anydnn;
     bool has_onednn = false;  // oneDNN timed
     Stats onednn;
+    bool has_onednn_reorder = false;  // oneDNN timed with its layout reorders (conv)
+    Stats onednn_reorder;
     std::string onednn_note;  // why oneDNN was not run, when it was asked for
     std::optional<double> bandwidth_gbs;  // the --peak reference for this thread count
+    std::optional<double> fma_gflops;     // and its fp32 FMA peak, for %peak (compute-bound rows)
 
     bool corr = false;
     std::string corr_ref;  // "oneDNN" or "anydnn generic"
@@ -43,15 +47,17 @@ public:
     Result run(const PlannedProblem &p);
     int threads(const RunSettings &s) const { return s.threads > 0 ? s.threads : default_threads_; }
     std::optional<double> bandwidth(int threads);
+    std::optional<double> fma_peak(int threads);
 
 private:
     Handle main_;
     std::unique_ptr<Handle> generic_;  // the reference of corr mode without oneDNN
     std::string peak_file_;
     int default_threads_;
-    std::map<int, std::optional<double>> bandwidth_;
+    std::map<int, std::optional<Peak>> peaks_;  // the cache file's entries, read once per thread count
     uint64_t seed_ = 0x5eed;
 
+    const std::optional<Peak> &peak(int threads);
     void correctness(const Problem &p, Case &a, Case *onednn, const Inputs &in, int threads, Result &r);
 };
 

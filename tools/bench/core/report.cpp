@@ -40,8 +40,9 @@ std::string header_for(const Result &r) {
     std::string h;
     // Compute-bound ops (flops > 0) also get GFLOP/s.
     const char *flops = r.flops > 0 ? " GFLOP/s" : "";
-    if (r.perf) h += std::string(" anydnn ms  spread    GB/s   %bw") + flops;
+    if (r.perf) h += std::string(" anydnn ms  spread    GB/s   %bw") + flops + (r.flops > 0 ? " %peak" : "");
     if (r.has_onednn) h += std::string("  oneDNN ms  spread    GB/s") + flops + "   ratio";
+    if (r.has_onednn_reorder) h += "  oneDNN+reorder ms";
     if (r.corr) h += "  corr  rel.err  ref           ";
     return h + "  problem";
 }
@@ -51,7 +52,10 @@ std::string row_for(const Result &r) {
     if (r.perf) {
         s += fmt("%10.4f", r.anydnn.median_ms) + spread_cell(r.anydnn) + fmt("%8.2f", gbs(r, r.anydnn));
         s += r.bandwidth_gbs ? fmt("%5.0f%%", 100.0 * gbs(r, r.anydnn) / *r.bandwidth_gbs) : "     -";
-        if (r.flops > 0) s += fmt("%8.1f", gflops(r, r.anydnn));
+        if (r.flops > 0) {
+            s += fmt("%8.1f", gflops(r, r.anydnn));
+            s += r.fma_gflops ? fmt("%5.0f%%", 100.0 * gflops(r, r.anydnn) / *r.fma_gflops) : "     -";
+        }
     }
     if (r.has_onednn) {
         double q = 0;
@@ -60,6 +64,7 @@ std::string row_for(const Result &r) {
         if (r.flops > 0) s += fmt("%8.1f", gflops(r, r.onednn));
         s += fmt("%8.3f", q);
     }
+    if (r.has_onednn_reorder) s += fmt("%19.4f", r.onednn_reorder.median_ms);
     if (r.corr) {
         char b[96];
         std::snprintf(b, sizeof b, "  %-4s %8.1e  %-14s", r.outcome == Outcome::failed ? "FAIL" : "ok", r.corr_error,
@@ -146,6 +151,19 @@ double Report::geomean_ratio(int *count) const {
     return n > 0 ? std::exp(log_sum / n) : 0;
 }
 
+Report::NetworkTotal Report::network_total() const {
+    NetworkTotal t;
+    for (const Result &r : results_) {
+        double q;
+        if (r.outcome == Outcome::skipped || r.occurrences <= 0 || !ratio(r, &q)) continue;
+        ++t.rows;
+        t.layers += r.occurrences;
+        t.anydnn_ms += r.anydnn.median_ms * r.occurrences;
+        t.onednn_ms += r.onednn.median_ms * r.occurrences;
+    }
+    return t;
+}
+
 int Report::finish() {
     int passed = 0, failed = 0, skipped = 0;
     for (const Result &r : results_) {
@@ -158,6 +176,11 @@ int Report::finish() {
     if (n > 0)
         std::fprintf(out_, "geomean anydnn/oneDNN time ratio over %d problems: %.3f (below 1: anydnn faster)\n", n,
                      g);
+    if (const NetworkTotal t = network_total(); t.rows > 0)
+        std::fprintf(out_,
+                     "network total over %d layers (%d rows, median ms x N of names ending _xN): anydnn %.3f ms, "
+                     "oneDNN %.3f ms, ratio %.3f\n",
+                     t.layers, t.rows, t.anydnn_ms, t.onednn_ms, t.ratio());
     std::fprintf(out_, "summary: %zu problems, %d ok, %d skipped, %d failed\n", results_.size(), passed, skipped,
                  failed);
     return failed;
@@ -207,8 +230,12 @@ bool Report::write_json(const std::string &path, const RunInfo &info) const {
           << "\", \"bytes\": " << fmt("%.0f", r.bytes);
         if (r.flops > 0) s << ", \"flops\": " << fmt("%.0f", r.flops);
         if (r.bandwidth_gbs) s << ", \"bandwidth_gbs\": " << json_number(*r.bandwidth_gbs);
+        if (r.fma_gflops) s << ", \"fma_peak_gflops\": " << json_number(*r.fma_gflops);
         if (r.perf) s << ", \"anydnn\": " << stats(r, r.anydnn);
+        if (r.perf && r.fma_gflops)
+            s << ", \"anydnn_pct_fma_peak\": " << json_number(100.0 * gflops(r, r.anydnn) / *r.fma_gflops);
         if (r.has_onednn) s << ", \"onednn\": " << stats(r, r.onednn);
+        if (r.has_onednn_reorder) s << ", \"onednn_reorder\": " << stats(r, r.onednn_reorder);
         if (double q; ratio(r, &q)) s << ", \"ratio\": " << json_number(q);
         if (r.corr)
             s << ", \"corr\": {\"ref\": " << json_string(r.corr_ref) << ", \"error\": " << json_number(r.corr_error)
@@ -219,7 +246,12 @@ bool Report::write_json(const std::string &path, const RunInfo &info) const {
     }
     int n = 0;
     const double g = geomean_ratio(&n);
-    s << "\n  ],\n  \"geomean_ratio\": " << (n > 0 ? json_number(g) : "null") << "\n}\n";
+    s << "\n  ],\n  \"geomean_ratio\": " << (n > 0 ? json_number(g) : "null");
+    if (const NetworkTotal t = network_total(); t.rows > 0)
+        s << ",\n  \"network_total\": {\"rows\": " << t.rows << ", \"layers\": " << t.layers
+          << ", \"anydnn_ms\": " << json_number(t.anydnn_ms) << ", \"onednn_ms\": " << json_number(t.onednn_ms)
+          << ", \"ratio\": " << json_number(t.ratio()) << "}";
+    s << "\n}\n";
     return o.ok();
 }
 

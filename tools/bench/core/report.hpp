@@ -25,6 +25,17 @@ public:
     static bool ratio(const Result &r, double *value);
     double geomean_ratio(int *count) const;
 
+    // The network a batch of layers named ..._xN adds up to: each timed
+    // layer's median times N, over the rows that ran in both libraries (a
+    // layer missing on one side would bias the sum).
+    struct NetworkTotal {
+        int rows = 0;  // 0: no such rows, nothing to print
+        int layers = 0;  // the sum of their N
+        double anydnn_ms = 0, onednn_ms = 0;
+        double ratio() const { return onednn_ms > 0 ? anydnn_ms / onednn_ms : 0; }
+    };
+    NetworkTotal network_total() const;
+
     bool write_csv(const std::string &path) const;
     bool write_json(const std::string &path, const RunInfo &info) const;
 

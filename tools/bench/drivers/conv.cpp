@@ -264,6 +264,10 @@ std::unique_ptr<Case> ConvProblem::anydnn_case(anydnnHandle_t h, const Inputs &i
 
 std::unique_ptr<Case> ConvProblem::onednn_case(const Inputs &in) const { return onednn::conv_case(*this, in); }
 
+std::unique_ptr<Case> ConvProblem::onednn_reorder_case(const Inputs &in) const {
+    return onednn::conv_case(*this, in, true);
+}
+
 std::unique_ptr<Driver> make_conv_driver() { return std::make_unique<ConvDriver>(); }
 
 }  // namespace anydnn_bench

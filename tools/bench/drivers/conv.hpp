@@ -39,10 +39,12 @@ struct ConvProblem final : Problem {
     std::string repro() const override;
     double bytes() const override;
     double flops() const override { return shape.flops(); }
+    int occurrences() const override { return occurrences_in_name(shape.name); }
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
     std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
     std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    std::unique_ptr<Case> onednn_reorder_case(const Inputs &in) const override;
 };
 
 std::unique_ptr<Driver> make_conv_driver();

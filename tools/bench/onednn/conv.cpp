@@ -2,7 +2,9 @@
 // the layouts oneDNN picks for itself (format_tag::any for src, weights and
 // dst). The user's nchw/nhwc src and KCRS/KRSC weights are reordered into
 // them once, when the case is made; run() times the convolution alone, and
-// outputs() reorders dst back to the user's layout for corr mode.
+// outputs() reorders dst back to the user's layout for corr mode. With
+// timed_reorders, run() also includes the src reorder before and the dst
+// reorder after (the cost of oneDNN from plain tensors).
 #include "drivers/conv.hpp"
 #include "onednn/adaptor.hpp"
 #include "onednn/common.hpp"
@@ -43,8 +45,19 @@ public:
         if (dst_.get_desc() != user_dst_.get_desc()) to_user_ = dnnl::reorder(dst_, user_dst_);
     }
 
+    // Makes run() reorder `user_src` into the primitive's src first and dst
+    // to the user's layout after; a layout oneDNN took as is costs nothing.
+    void time_reorders(dnnl::memory user_src) {
+        timed_reorders_ = true;
+        user_src_ = std::move(user_src);
+        const dnnl::memory &src = args_.at(DNNL_ARG_SRC);
+        if (src.get_desc() != user_src_.get_desc()) from_user_ = dnnl::reorder(user_src_, src);
+    }
+
     void run() override {
+        if (from_user_) from_user_.execute(stream(), user_src_, args_.at(DNNL_ARG_SRC));
         prim_.execute(stream(), args_);
+        if (timed_reorders_ && to_user_) to_user_.execute(stream(), dst_, user_dst_);
         stream().wait();
     }
     std::vector<Buffer *> outputs() override {
@@ -61,11 +74,14 @@ private:
     dnnl::memory dst_, user_dst_;
     Buffer out_;  // user_dst_'s storage
     dnnl::reorder to_user_;
+    bool timed_reorders_ = false;
+    dnnl::memory user_src_;
+    dnnl::reorder from_user_;
 };
 
 }  // namespace
 
-std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in) {
+std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in, bool timed_reorders) {
     const ConvShape &s = p.shape;
     const dnnl::memory::data_type dt = data_type(p.dt);
     dims strides, dilates, pad_l, pad_r;
@@ -99,13 +115,16 @@ std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in) {
     out.emplace_back(p.dt, elements(p.dst_dims()));
     dnnl::memory user_dst_mem = memory(user_dst, out[0]);
     dnnl::memory dst = pd.dst_desc() == user_dst ? user_dst_mem : dnnl::memory(pd.dst_desc(), engine());
+    const dnnl::memory user_src_mem = memory(user_src, in[ConvProblem::kSrc]);
     std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, reordered(memory(user_src, in[ConvProblem::kSrc]), pd.src_desc())},
+        {DNNL_ARG_SRC, reordered(user_src_mem, pd.src_desc())},
         {DNNL_ARG_WEIGHTS, reordered(memory(user_wei, in[ConvProblem::kWei]), pd.weights_desc())},
         {DNNL_ARG_DST, dst}};
     if (p.has_bias()) args.emplace(DNNL_ARG_BIAS, memory(bias, in[ConvProblem::kBias]));
-    return std::make_unique<ConvCase>(dnnl::convolution_forward(pd), std::move(args), dst, user_dst_mem,
-                                      std::move(out[0]));
+    auto c = std::make_unique<ConvCase>(dnnl::convolution_forward(pd), std::move(args), dst, user_dst_mem,
+                                        std::move(out[0]));
+    if (timed_reorders) c->time_reorders(user_src_mem);
+    return c;
 }
 
 }  // namespace anydnn_bench::onednn
