@@ -65,7 +65,7 @@ struct ConvOperands {
 };
 
 struct ConvKernels {
-    void (*precomp)(const ExecContext &, Isa gemm_isa, const ops::ConvForwardProblem &, const ConvPrecompPlan &,
+    void (*precomp)(const ExecContext &, const ops::ConvForwardProblem &, const ConvPrecompPlan &,
                     const ConvOperands &, void *workspace);
     void (*implicit)(const ExecContext &, const ops::ConvForwardProblem &, const ConvOperands &);
     // Depthwise (icg == 1); workspace: the filter as [tap][K] in the compute type.

@@ -227,7 +227,7 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
         ConvPrecompPlan pl;
         plan_precomp(h, p, &pl);
-        k.precomp(ctx, h.isa, p, pl, o, workspace);
+        k.precomp(ctx, p, pl, o, workspace);
         return;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;

@@ -226,11 +226,19 @@ inline unsigned char *align64(unsigned char *p) {
     return reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
+// This ISA level's own GEMM table (the shared gemm_kernels<C>(isa), an
+// inline template, would be a weak symbol outside this namespace).
+template <class C>
+const GemmKernels<C> &isa_gemm() {
+    if constexpr (sizeof(C) == 4) return gemm_f32;
+    else return gemm_f64;
+}
+
 template <class T, class C>
-void precomp_typed(const ExecContext &ctx, Isa isa, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
+void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                    const ConvOperands &o, void *workspace) {
     const ops::ConvGeometry &g = p.geo;
-    const GemmKernels<C> &gk = gemm_kernels<C>(isa);
+    const GemmKernels<C> &gk = isa_gemm<C>();
     const int64_t taps = pl.taps, icg = g.icg, ocg = g.ocg, ic = g.groups * icg;
 
     // Workspace: the reordered filter, then per worker its planes, scratch,
@@ -610,10 +618,10 @@ void visit_types(anydnnDataType_t dt, Fn &&fn) {
     });
 }
 
-void precomp(const ExecContext &ctx, Isa isa, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
+void precomp(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
              const ConvOperands &o, void *ws) {
     visit_types(p.geo.dt, [&](auto t, auto c) {
-        precomp_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, isa, p, pl, o, ws);
+        precomp_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, pl, o, ws);
     });
 }
 
