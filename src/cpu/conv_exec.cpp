@@ -131,11 +131,11 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     pl.workers = pl.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, g.n, 64})) : 1;
     const ExecContext inner{pl.outer_parallel ? 1 : threads};
     const int64_t k_total = pl.taps * g.icg;
-    pl.gemm_ws_bytes = g.compute == ANYDNN_DATA_DOUBLE
-                           ? (pl.channels_last ? gemm_kernels<double>(h.isa).workspace_size(inner, pl.chunk, g.ocg, k_total)
-                                               : gemm_kernels<double>(h.isa).workspace_size(inner, g.ocg, pl.chunk, k_total))
-                           : (pl.channels_last ? gemm_kernels<float>(h.isa).workspace_size(inner, pl.chunk, g.ocg, k_total)
-                                               : gemm_kernels<float>(h.isa).workspace_size(inner, g.ocg, pl.chunk, k_total));
+    // The GEMM's m x n: pixels x K channels-last, K x pixels channels-first.
+    const int64_t m = pl.channels_last ? pl.chunk : g.ocg, n = pl.channels_last ? g.ocg : pl.chunk;
+    const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
+                                                         : gemm_kernels<float>(h.isa).workspace_size;
+    pl.gemm_ws_bytes = ws_size(inner, m, n, k_total);
     const std::size_t per_worker = round64(static_cast<std::size_t>(pl.image_elems) * esize) +
                                    round64(static_cast<std::size_t>(pl.scratch_elems) * esize) +
                                    2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) +
