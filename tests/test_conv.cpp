@@ -22,8 +22,6 @@ using namespace anydnn_test;
 
 namespace {
 
-constexpr int64_t kSamples = 1536;
-
 // IMPLICIT_GEMM is the fallback of plain loops; on the big list shapes it
 // would cost minutes, so there it runs up to this many flops per call (the
 // edge cases run it everywhere).
@@ -52,38 +50,13 @@ const char *mode_name(Mode m) {
     }
 }
 
-std::vector<int64_t> sample_outputs(int64_t total) {
-    std::vector<int64_t> which;
-    if (total <= kSamples + 2) {
-        for (int64_t i = 0; i < total; ++i) which.push_back(i);
-        return which;
-    }
-    std::uniform_int_distribution<int64_t> pick(0, total - 1);
-    which.push_back(0);
-    which.push_back(total - 1);
-    for (int64_t i = 0; i < kSamples; ++i) which.push_back(pick(rng()));
-    return which;
-}
-
-int64_t offset_of(const Tensor &t, int64_t lin) {
-    const std::vector<int> &dims = t.shape().dims;
-    std::vector<int> idx(dims.size());
-    for (int j = static_cast<int>(dims.size()) - 1; j >= 0; --j) {
-        idx[j] = static_cast<int>(lin % dims[j]);
-        lin /= dims[j];
-    }
-    return t.offset(idx);
-}
-
-double compute_eps(anydnnDataType_t dt) { return dt == ANYDNN_DATA_DOUBLE ? 2.2e-16 : 1.2e-7; }
-
 // One case's tensors and reference, made once and checked against every
 // algorithm and mode: x, w, the sampled outputs' raw sums, and the initial
 // contents of y, z and the bias.
 class Checker {
 public:
     explicit Checker(const ConvCase &c)
-        : c_(c), s_(c), which_(sample_outputs(s_.y->shape().elements())),
+        : c_(c), s_(c), which_(sample_elements(s_.y->shape().elements())),
           sums_(ref::conv_forward_sums(s_.ref, *s_.x, *s_.w, s_.y_dims, which_)), y_init_(s_.like_y()),
           z_(s_.like_y()), bias_(s_.bias()) {
         y_init_->fill_random();

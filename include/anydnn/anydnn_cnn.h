@@ -20,6 +20,17 @@
  * NOT_SUPPORTED, with a message, as does an algorithm asked for a problem it
  * does not take: anydnn never silently runs another algorithm.
  * All algorithms are deterministic.
+ *
+ * Backward (training): backward data dx = alpha * conv^T(dy, w) + beta * dx,
+ * backward filter dw = alpha * dconv/dw(x, dy) + beta * dw, backward bias
+ * db = alpha * sum(dy) + beta * db, with the forward's descriptors (x/dx as
+ * x, w/dw as w, dy as y). On the CPU backend
+ *   BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0   direct loops, no workspace, every problem
+ *   BWD_DATA_ALGO_1, BWD_FILTER_ALGO_1   batch-reduce GEMMs on the planes of
+ *                                        dx or x (as IMPLICIT_PRECOMP_GEMM)
+ * and the rest answer NOT_SUPPORTED. Every backward algorithm is
+ * deterministic too: bit-identical results run after run and for any thread
+ * count (each output element is summed in a fixed order).
  */
 #ifndef ANYDNN_CNN_H_
 #define ANYDNN_CNN_H_
@@ -194,6 +205,127 @@ ANYDNN_API anydnnStatus_t anydnnConvolutionBiasActivationForward(
     anydnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2,
     const anydnnTensorDescriptor_t zDesc, const void *z, const anydnnTensorDescriptor_t biasDesc, const void *bias,
     const anydnnActivationDescriptor_t activationDesc, const anydnnTensorDescriptor_t yDesc, void *y);
+
+/* ---- Backward convolution (cudnn_cnn_train.h's calls, here with the rest) ---------- */
+
+typedef enum {
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_0 = 0,
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1 = 1,
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_FFT = 2,
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING = 3,
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD = 4,
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED = 5,
+    ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT = 6
+} anydnnConvolutionBwdDataAlgo_t;
+
+typedef enum {
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_0 = 0,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_1 = 1,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT = 2,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_3 = 3,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD = 4,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED = 5,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING = 6,
+    ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT = 7
+} anydnnConvolutionBwdFilterAlgo_t;
+
+/* As anydnnConvolutionFwdAlgoPerf_t. */
+typedef struct {
+    anydnnConvolutionBwdDataAlgo_t algo;
+    anydnnStatus_t status;
+    float time;
+    size_t memory;
+    anydnnDeterminism_t determinism;
+    anydnnMathType_t mathType;
+    int reserved[3];
+} anydnnConvolutionBwdDataAlgoPerf_t;
+
+typedef struct {
+    anydnnConvolutionBwdFilterAlgo_t algo;
+    anydnnStatus_t status;
+    float time;
+    size_t memory;
+    anydnnDeterminism_t determinism;
+    anydnnMathType_t mathType;
+    int reserved[3];
+} anydnnConvolutionBwdFilterAlgoPerf_t;
+
+/* ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT. */
+ANYDNN_API anydnnStatus_t anydnnGetConvolutionBackwardDataAlgorithmMaxCount(anydnnHandle_t handle, int *count);
+
+/* Ranking, Find and FindEx as for the forward (see there); FindEx
+ * overwrites dx. */
+ANYDNN_API anydnnStatus_t anydnnGetConvolutionBackwardDataAlgorithm_v7(
+    anydnnHandle_t handle, const anydnnFilterDescriptor_t filterDesc, const anydnnTensorDescriptor_t diffDesc,
+    const anydnnConvolutionDescriptor_t convDesc, const anydnnTensorDescriptor_t gradDesc,
+    const int requestedAlgoCount, int *returnedAlgoCount, anydnnConvolutionBwdDataAlgoPerf_t *perfResults);
+
+ANYDNN_API anydnnStatus_t anydnnFindConvolutionBackwardDataAlgorithm(
+    anydnnHandle_t handle, const anydnnFilterDescriptor_t wDesc, const anydnnTensorDescriptor_t dyDesc,
+    const anydnnConvolutionDescriptor_t convDesc, const anydnnTensorDescriptor_t dxDesc,
+    const int requestedAlgoCount, int *returnedAlgoCount, anydnnConvolutionBwdDataAlgoPerf_t *perfResults);
+
+ANYDNN_API anydnnStatus_t anydnnFindConvolutionBackwardDataAlgorithmEx(
+    anydnnHandle_t handle, const anydnnFilterDescriptor_t wDesc, const void *w, const anydnnTensorDescriptor_t dyDesc,
+    const void *dy, const anydnnConvolutionDescriptor_t convDesc, const anydnnTensorDescriptor_t dxDesc, void *dx,
+    const int requestedAlgoCount, int *returnedAlgoCount, anydnnConvolutionBwdDataAlgoPerf_t *perfResults,
+    void *workSpace, size_t workSpaceSizeInBytes);
+
+/* NOT_SUPPORTED: algo does not take this problem. */
+ANYDNN_API anydnnStatus_t anydnnGetConvolutionBackwardDataWorkspaceSize(
+    anydnnHandle_t handle, const anydnnFilterDescriptor_t wDesc, const anydnnTensorDescriptor_t dyDesc,
+    const anydnnConvolutionDescriptor_t convDesc, const anydnnTensorDescriptor_t dxDesc,
+    anydnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
+
+/* dx = alpha * (the gradient of conv(dx's x, w) . dy with respect to x) +
+ * beta * dx. dyDesc has the forward output dimensions of dxDesc. BAD_PARAM:
+ * shapes or types disagree, dx overlaps w or dy, the workspace is too small.
+ * NOT_SUPPORTED: algo does not take the problem. */
+ANYDNN_API anydnnStatus_t anydnnConvolutionBackwardData(
+    anydnnHandle_t handle, const void *alpha, const anydnnFilterDescriptor_t wDesc, const void *w,
+    const anydnnTensorDescriptor_t dyDesc, const void *dy, const anydnnConvolutionDescriptor_t convDesc,
+    anydnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+    const anydnnTensorDescriptor_t dxDesc, void *dx);
+
+/* ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT. */
+ANYDNN_API anydnnStatus_t anydnnGetConvolutionBackwardFilterAlgorithmMaxCount(anydnnHandle_t handle, int *count);
+
+ANYDNN_API anydnnStatus_t anydnnGetConvolutionBackwardFilterAlgorithm_v7(
+    anydnnHandle_t handle, const anydnnTensorDescriptor_t srcDesc, const anydnnTensorDescriptor_t diffDesc,
+    const anydnnConvolutionDescriptor_t convDesc, const anydnnFilterDescriptor_t gradDesc,
+    const int requestedAlgoCount, int *returnedAlgoCount, anydnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+
+ANYDNN_API anydnnStatus_t anydnnFindConvolutionBackwardFilterAlgorithm(
+    anydnnHandle_t handle, const anydnnTensorDescriptor_t xDesc, const anydnnTensorDescriptor_t dyDesc,
+    const anydnnConvolutionDescriptor_t convDesc, const anydnnFilterDescriptor_t dwDesc,
+    const int requestedAlgoCount, int *returnedAlgoCount, anydnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+
+/* FindEx overwrites dw. cuDNN names the dy pointer y here. */
+ANYDNN_API anydnnStatus_t anydnnFindConvolutionBackwardFilterAlgorithmEx(
+    anydnnHandle_t handle, const anydnnTensorDescriptor_t xDesc, const void *x, const anydnnTensorDescriptor_t dyDesc,
+    const void *y, const anydnnConvolutionDescriptor_t convDesc, const anydnnFilterDescriptor_t dwDesc, void *dw,
+    const int requestedAlgoCount, int *returnedAlgoCount, anydnnConvolutionBwdFilterAlgoPerf_t *perfResults,
+    void *workSpace, size_t workSpaceSizeInBytes);
+
+ANYDNN_API anydnnStatus_t anydnnGetConvolutionBackwardFilterWorkspaceSize(
+    anydnnHandle_t handle, const anydnnTensorDescriptor_t xDesc, const anydnnTensorDescriptor_t dyDesc,
+    const anydnnConvolutionDescriptor_t convDesc, const anydnnFilterDescriptor_t gradDesc,
+    anydnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes);
+
+/* dw = alpha * (the gradient of conv(x, w) . dy with respect to w) + beta * dw,
+ * summed over the batch. Errors as anydnnConvolutionBackwardData. */
+ANYDNN_API anydnnStatus_t anydnnConvolutionBackwardFilter(
+    anydnnHandle_t handle, const void *alpha, const anydnnTensorDescriptor_t xDesc, const void *x,
+    const anydnnTensorDescriptor_t dyDesc, const void *dy, const anydnnConvolutionDescriptor_t convDesc,
+    anydnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+    const anydnnFilterDescriptor_t dwDesc, void *dw);
+
+/* db = alpha * (dy summed over all but the channel dimension) + beta * db.
+ * dbDesc is 1 x K x 1 x 1 (x 1) with dy's type. BAD_PARAM otherwise. */
+ANYDNN_API anydnnStatus_t anydnnConvolutionBackwardBias(anydnnHandle_t handle, const void *alpha,
+                                                        const anydnnTensorDescriptor_t dyDesc, const void *dy,
+                                                        const void *beta, const anydnnTensorDescriptor_t dbDesc,
+                                                        void *db);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 
 #include "anydnn/anydnn_cnn.h"
 #include "api/api_call.hpp"
+#include "api/conv_api_util.hpp"
 #include "core/dtype.hpp"
 #include "core/handle.hpp"
 #include "cpu/conv_exec.hpp"
@@ -78,42 +79,12 @@ Status operands(const ConvCall &c, const void *x, const void *w, void *y) {
     return ops::check_no_overlap(y, *c.y, "y", w, *c.w, "w");
 }
 
-Status perf_results_arg(int requested, const int *returned, const anydnnConvolutionFwdAlgoPerf_t *perf) {
-    if (requested < 1) return fail(ANYDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d (< 1)", requested);
-    if (returned == nullptr || perf == nullptr)
-        return fail(ANYDNN_STATUS_BAD_PARAM, "returnedAlgoCount and perfResults may not be NULL");
-    return kSuccess;
-}
-
-void copy_results(const cpu::ConvAlgoChoice *all, int requested, int *returned,
-                  anydnnConvolutionFwdAlgoPerf_t *perf) {
-    const int n = requested < ANYDNN_CONVOLUTION_FWD_ALGO_COUNT ? requested : ANYDNN_CONVOLUTION_FWD_ALGO_COUNT;
-    for (int i = 0; i < n; ++i) perf[i] = all[i].perf;
-    *returned = n;
-}
-
 // The algorithm's workspace, against what the caller gave.
 Status workspace_arg(const ConvCall &c, anydnnConvolutionFwdAlgo_t algo, const void *ws, std::size_t ws_bytes) {
     std::size_t need = 0;
     ANYDNN_TRY(cpu::conv_forward_workspace(*c.h, c.p, algo, &need));
-    if (ws_bytes < need)
-        return fail(ANYDNN_STATUS_BAD_PARAM, "workSpaceSizeInBytes is %zu, the algorithm needs %zu", ws_bytes, need);
-    if (ws == nullptr && ws_bytes > 0)
-        return fail(ANYDNN_STATUS_BAD_PARAM, "workSpace is NULL with workSpaceSizeInBytes %zu", ws_bytes);
-    return kSuccess;
+    return workspace_fits(need, ws, ws_bytes);
 }
-
-// A zeroed, 64-byte aligned host buffer (Find's own operands).
-struct Buffer {
-    std::unique_ptr<unsigned char, decltype(&std::free)> mem{nullptr, &std::free};
-    explicit Buffer(std::size_t bytes) {
-        const std::size_t rounded = (bytes + 63) / 64 * 64 + 64;
-        mem.reset(static_cast<unsigned char *>(std::aligned_alloc(64, rounded)));
-        if (mem == nullptr) throw std::bad_alloc();
-        std::fill(mem.get(), mem.get() + rounded, 0);
-    }
-    void *get() const { return mem.get(); }
-};
 
 }  // namespace
 
@@ -319,7 +290,7 @@ anydnnStatus_t anydnnGetConvolutionForwardAlgorithm_v7(anydnnHandle_t handle, co
         ANYDNN_TRY(perf_results_arg(requestedAlgoCount, returnedAlgoCount, perfResults));
         cpu::ConvAlgoChoice all[ANYDNN_CONVOLUTION_FWD_ALGO_COUNT];
         cpu::rank_conv_forward_algos(*c.h, c.p, c.d->math, all);
-        copy_results(all, requestedAlgoCount, returnedAlgoCount, perfResults);
+        copy_results(all, ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, requestedAlgoCount, returnedAlgoCount, perfResults);
         return kSuccess;
     });
 }
@@ -343,7 +314,7 @@ anydnnStatus_t anydnnFindConvolutionForwardAlgorithm(anydnnHandle_t handle, cons
         const Buffer x(c.x->bytes()), w(c.w->bytes()), y(c.y->bytes()), ws(ws_bytes);
         const cpu::ConvOperands o{x.get(), w.get(), nullptr, nullptr, y.get()};
         cpu::find_conv_forward_algos(*c.h, c.p, c.d->math, o, ws.get(), ws_bytes, all);
-        copy_results(all, requestedAlgoCount, returnedAlgoCount, perfResults);
+        copy_results(all, ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, requestedAlgoCount, returnedAlgoCount, perfResults);
         return kSuccess;
     });
 }
@@ -364,7 +335,7 @@ anydnnStatus_t anydnnFindConvolutionForwardAlgorithmEx(
         cpu::ConvAlgoChoice all[ANYDNN_CONVOLUTION_FWD_ALGO_COUNT];
         const cpu::ConvOperands o{x, w, nullptr, nullptr, y};
         cpu::find_conv_forward_algos(*c.h, c.p, c.d->math, o, workSpace, workSpaceSizeInBytes, all);
-        copy_results(all, requestedAlgoCount, returnedAlgoCount, perfResults);
+        copy_results(all, ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, requestedAlgoCount, returnedAlgoCount, perfResults);
         return kSuccess;
     });
 }

@@ -1,8 +1,11 @@
-// The convolution kernel family: forward convolution by the batch-reduce
+// The convolution kernel families: forward convolution by the batch-reduce
 // GEMM over filter taps (IMPLICIT_PRECOMP_GEMM), by direct loops
-// (IMPLICIT_GEMM) and by depthwise direct loops (DIRECT). Declarations and
-// the plan that src/cpu/conv_exec.cpp computes once per call;
-// src/cpu/kernels/conv.hpp implements them once per ISA level.
+// (IMPLICIT_GEMM) and by depthwise direct loops (DIRECT); backward data and
+// backward filter by batch-reduce GEMMs on the same planes (ALGO_1) and by
+// direct loops (ALGO_0). Declarations and the plans that
+// src/cpu/conv_exec.cpp and conv_bwd_exec.cpp compute once per call;
+// src/cpu/kernels/conv{,_bwd_data,_bwd_filter}.hpp implement them once per
+// ISA level.
 // docs/ARCHITECTURE.md ("Convolution") explains the stride-deinterleaved
 // planes and why they make every stride, dilation and padding one GEMM.
 #pragma once
@@ -48,11 +51,44 @@ struct ConvPrecompPlan {
     bool w_direct = false;
     int64_t w_ld = 0;         // leading dimension of a tap's ocg x icg matrix
     int64_t wr_elems = 0;     // reordered filter elements
-    bool y_direct = false;    // the GEMM writes y (no junk, matching layout and type)
     int64_t m_virtual = 0;    // pixel numbers computed per image: [0, m_virtual)
+    // The forward's GEMMs.
+    bool y_direct = false;    // the GEMM writes y (no junk, matching layout and type)
     int64_t chunk = 0;        // pixels per GEMM call
     int64_t scratch_elems = 0;  // per worker, 0 when y_direct
     bool outer_parallel = false;  // workers take whole images, each GEMM single-threaded
+    int workers = 1;
+    std::size_t gemm_ws_bytes = 0;  // per worker
+    std::size_t workspace_bytes = 0;
+};
+
+// Whether the spatial dimensions (d, h, w extents ext, element strides
+// s[2..4]) are packed with the w stride `inner`: a dimension of extent 1 may
+// have any stride.
+bool conv_packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner);
+
+// The geometry part of a plan, shared by the three directions: planes,
+// residues, taps, x in place, the filter's reorder, m_virtual.
+// NOT_SUPPORTED (with a message) beyond kConvMaxTaps or kConvMaxStride.
+Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
+
+// How the backward GEMM algorithms (BWD_DATA_ALGO_1, BWD_FILTER_ALGO_1) run.
+// Backward data: dx's planes are the GEMM's output, plane pixel j of the
+// phase of tap t summing dy pixel j - tap_pixel[t] times W_t^T over the taps
+// of that phase (one batch-reduce GEMM per phase); then dx is read out of
+// the planes. Backward filter: dW_t = dy^T X_t over the pixels of every
+// image, one batch-reduce GEMM per tap with the images as its batch.
+// Both read dy on the planes' pixel grid (pixel i = (od * L1 + oh) * L2 +
+// ow), zero at junk pixels and around: the "dy grid".
+struct ConvBackwardPlan {
+    ConvPrecompPlan planes;   // dx's (data) or x's (filter) planes, the filter reorder
+    bool dy_direct = false;   // the dy grid is dy itself (no junk, no margin, matching layout and type)
+    int64_t dy_front = 0;     // zero pixels before grid pixel 0 (data: the largest tap_pixel)
+    int64_t dy_pixels = 0;    // grid pixels per image, the front included
+    int64_t dy_pix_stride = 1, dy_chan_stride = 1;
+    int64_t dy_image_elems = 0;  // per image, 0 when dy_direct
+    int64_t images = 1;          // filter: images per batch-reduce GEMM (fixed by memory, not threads)
+    bool outer_parallel = false; // data: workers take whole images
     int workers = 1;
     std::size_t gemm_ws_bytes = 0;  // per worker
     std::size_t workspace_bytes = 0;
@@ -73,6 +109,29 @@ struct ConvKernels {
 };
 
 ANYDNN_DECLARE_ISA_TABLE(ConvKernels, conv)
+
+struct ConvBwdDataOperands {
+    const void *w, *dy;
+    void *dx;
+};
+struct ConvBwdFilterOperands {
+    const void *x, *dy;
+    void *dw;
+};
+
+struct ConvBwdDataKernels {
+    void (*gemm)(const ExecContext &, const ops::ConvBackwardProblem &, const ConvBackwardPlan &,
+                 const ConvBwdDataOperands &, void *workspace);
+    void (*direct)(const ExecContext &, const ops::ConvBackwardProblem &, const ConvBwdDataOperands &);
+};
+struct ConvBwdFilterKernels {
+    void (*gemm)(const ExecContext &, const ops::ConvBackwardProblem &, const ConvBackwardPlan &,
+                 const ConvBwdFilterOperands &, void *workspace);
+    void (*direct)(const ExecContext &, const ops::ConvBackwardProblem &, const ConvBwdFilterOperands &);
+};
+
+ANYDNN_DECLARE_ISA_TABLE(ConvBwdDataKernels, conv_bwd_data)
+ANYDNN_DECLARE_ISA_TABLE(ConvBwdFilterKernels, conv_bwd_filter)
 
 // Whether the depthwise kernel copies each image of x channels-last first:
 // x's channels are strided and its output rows too short (or strided) for

@@ -11,10 +11,9 @@ namespace {
 
 constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
 
-// Whether the spatial dimensions (d, h, w extents ext, element strides
-// s[2..4]) are packed with the w stride `inner`: a dimension of extent 1 may
-// have any stride.
-bool packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner) {
+}  // namespace
+
+bool conv_packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner) {
     int64_t expected = inner;
     for (int d = 2; d >= 0; --d) {
         if (ext[d] > 1 && s[2 + d] != expected) return false;
@@ -22,6 +21,8 @@ bool packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner) {
     }
     return true;
 }
+
+namespace {
 
 bool is_depthwise(const ops::ConvGeometry &g) { return g.icg == 1; }
 
@@ -32,22 +33,24 @@ bool channels_last_orientation(const ops::ConvGeometry &g) {
     return g.groups * g.ocg > 1 && g.ys[1] == 1;
 }
 
-Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPrecompPlan *out) {
-    const ops::ConvGeometry &g = p.geo;
+}  // namespace
+
+Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *out) {
     if (g.taps() > kConvMaxTaps)
         return fail(ANYDNN_STATUS_NOT_SUPPORTED,
-                    "IMPLICIT_PRECOMP_GEMM takes filters of up to %d taps, this one has %lld (IMPLICIT_GEMM takes it)",
+                    "the GEMM algorithms take filters of up to %d taps, this one has %lld (the direct loops, IMPLICIT_GEMM "
+                    "and ALGO_0, take it)",
                     kConvMaxTaps, static_cast<long long>(g.taps()));
     for (int d = 0; d < 3; ++d)
         if (g.stride[d] > kConvMaxStride)
             return fail(ANYDNN_STATUS_NOT_SUPPORTED,
-                        "IMPLICIT_PRECOMP_GEMM takes strides of up to %d, this one is %lld (IMPLICIT_GEMM takes it)",
+                        "the GEMM algorithms take strides of up to %d, this one is %lld (the direct loops, "
+                        "IMPLICIT_GEMM and ALGO_0, take it)",
                         kConvMaxStride, static_cast<long long>(g.stride[d]));
     ConvPrecompPlan &pl = *out;
     pl = ConvPrecompPlan{};
     const bool same_type = g.dt == g.compute;
-    const int64_t ic = g.groups * g.icg, oc = g.groups * g.ocg;
-    const std::size_t esize = dtype_size(g.compute);
+    const int64_t ic = g.groups * g.icg;
     pl.channels_last = channels_last_orientation(g);
 
     // Planes, residues and taps.
@@ -83,11 +86,11 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     const bool unit = g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.pad[0] == 0 && g.pad[1] == 0 &&
                       g.pad[2] == 0;
     if (unit && same_type) {
-        if (pl.channels_last && g.xs[1] == 1 && g.xs[4] >= ic && packed_spatial(g.in, g.xs, g.xs[4])) {
+        if (pl.channels_last && g.xs[1] == 1 && g.xs[4] >= ic && conv_packed_spatial(g.in, g.xs, g.xs[4])) {
             pl.x_direct = true;
             pl.pix_stride = g.xs[4];
             pl.chan_stride = 1;
-        } else if (!pl.channels_last && g.xs[4] == 1 && g.xs[1] >= pl.plane_pixels && packed_spatial(g.in, g.xs, 1)) {
+        } else if (!pl.channels_last && g.xs[4] == 1 && g.xs[1] >= pl.plane_pixels && conv_packed_spatial(g.in, g.xs, 1)) {
             pl.x_direct = true;
             pl.pix_stride = 1;
             pl.chan_stride = g.xs[1];
@@ -111,11 +114,23 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     pl.wr_elems = pl.w_direct ? 0 : g.groups * pl.taps * g.ocg * g.icg;
 
     pl.m_virtual = ((g.out[0] - 1) * pl.L[1] + (g.out[1] - 1)) * pl.L[2] + g.out[2];
+    return kSuccess;
+}
+
+namespace {
+
+Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPrecompPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    ANYDNN_TRY(plan_conv_planes(g, out));
+    ConvPrecompPlan &pl = *out;
+    const bool same_type = g.dt == g.compute;
+    const int64_t oc = g.groups * g.ocg;
+    const std::size_t esize = dtype_size(g.compute);
     if (same_type && pl.L[1] == g.out[1] && pl.L[2] == g.out[2]) {
         if (pl.channels_last)
-            pl.y_direct = (g.ys[1] == 1 || oc == 1) && g.ys[4] >= oc && packed_spatial(g.out, g.ys, g.ys[4]);
+            pl.y_direct = (g.ys[1] == 1 || oc == 1) && g.ys[4] >= oc && conv_packed_spatial(g.out, g.ys, g.ys[4]);
         else
-            pl.y_direct = g.ys[4] == 1 && g.ys[1] >= pl.m_virtual && packed_spatial(g.out, g.ys, 1);
+            pl.y_direct = g.ys[4] == 1 && g.ys[1] >= pl.m_virtual && conv_packed_spatial(g.out, g.ys, 1);
     }
     // Without y_direct, GEMMs of about 128K outputs keep the scratch in L2.
     pl.chunk = pl.y_direct ? pl.m_virtual
@@ -237,29 +252,14 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
 
 void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, anydnnMathType_t math,
                              ConvAlgoChoice *out) {
-    for (int i = 0; i < ANYDNN_CONVOLUTION_FWD_ALGO_COUNT; ++i) {
-        const auto algo = static_cast<anydnnConvolutionFwdAlgo_t>(i);
-        ConvAlgoChoice &c = out[i];
-        c.perf = anydnnConvolutionFwdAlgoPerf_t{};
-        c.perf.algo = algo;
-        c.perf.time = -1;
-        c.perf.determinism = ANYDNN_DETERMINISTIC;
-        c.perf.mathType = math;
-        std::size_t bytes = 0;
-        c.perf.status = conv_forward_workspace(h, p, algo, &bytes);
-        c.perf.memory = c.perf.status == kSuccess ? bytes : 0;
-        c.cost = 0;
-        if (c.perf.status != kSuccess) continue;
-        ConvPrecompPlan pl;
-        if (algo == ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) plan_precomp(h, p, &pl);
-        c.cost = modeled_cost(p.geo, algo, &pl);
-    }
-    clear_pending_message();
-    std::stable_sort(out, out + ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, [](const ConvAlgoChoice &a, const ConvAlgoChoice &b) {
-        const bool sa = a.perf.status == kSuccess, sb = b.perf.status == kSuccess;
-        if (sa != sb) return sa;
-        return sa && a.cost < b.cost;
-    });
+    rank_by_model(
+        out, ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, math,
+        [&](anydnnConvolutionFwdAlgo_t algo, std::size_t *bytes) { return conv_forward_workspace(h, p, algo, bytes); },
+        [&](anydnnConvolutionFwdAlgo_t algo) {
+            ConvPrecompPlan pl;
+            if (algo == ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) plan_precomp(h, p, &pl);
+            return modeled_cost(p.geo, algo, &pl);
+        });
 }
 
 }  // namespace anydnn::cpu

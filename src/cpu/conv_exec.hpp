@@ -7,6 +7,7 @@
 #include "anydnn/anydnn_cnn.h"
 #include "core/handle.hpp"
 #include "cpu/conv.hpp"
+#include "cpu/conv_algo_search.hpp"
 #include "ops/conv_problem.hpp"
 
 namespace anydnn::cpu {
@@ -20,12 +21,7 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
 void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, anydnnConvolutionFwdAlgo_t algo,
                           const ConvOperands &o, void *workspace);
 
-// One algorithm as the heuristic sees it: its perf entry (time -1) and its
-// modeled cost, in units of "a GEMM at full speed" (only ratios mean anything).
-struct ConvAlgoChoice {
-    anydnnConvolutionFwdAlgoPerf_t perf;
-    double cost;
-};
+using ConvAlgoChoice = ConvAlgoChoiceOf<anydnnConvolutionFwdAlgoPerf_t>;
 
 // Every algorithm (ANYDNN_CONVOLUTION_FWD_ALGO_COUNT entries into out):
 // those that take p by modeled cost, cheapest first, then the others with
@@ -35,11 +31,7 @@ void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, 
 
 // Find: runs the algorithms that take p on o (y is overwritten) with the
 // given workspace, and fills out (ANYDNN_CONVOLUTION_FWD_ALGO_COUNT entries)
-// in this order: the timed ones, fastest first; those the model puts beyond
-// kConvFindCostRatio times the cheapest, untimed (time -1: running them would
-// take the caller's time for nothing); those needing more than ws_bytes
-// (ALLOC_FAILED); the unsupported ones.
-constexpr double kConvFindCostRatio = 10;
+// in time_and_sort's order (conv_algo_search.hpp).
 void find_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, anydnnMathType_t math,
                              const ConvOperands &o, void *workspace, std::size_t ws_bytes, ConvAlgoChoice *out);
 

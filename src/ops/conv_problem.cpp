@@ -35,6 +35,11 @@ std::string ConvForwardProblem::to_string() const {
     return s;
 }
 
+std::string ConvBackwardProblem::to_string(const char *direction) const {
+    return std::string(direction) + " " + geo.to_string() + " alpha=" + std::to_string(alpha) +
+           " beta=" + std::to_string(beta);
+}
+
 Status conv_desc_arg(const anydnnConvolutionStruct *desc, const anydnnConvolutionStruct **out) {
     if (desc == nullptr) return fail(ANYDNN_STATUS_BAD_PARAM, "convDesc is NULL");
     if (!desc->is_set)
@@ -122,6 +127,16 @@ Status make_conv_forward_problem(const anydnnConvolutionStruct &d, const TensorL
     p->alpha = 1;
     p->beta = 0;
     p->fused = false;
+    return kSuccess;
+}
+
+Status make_conv_backward_problem(const anydnnConvolutionStruct &d, const TensorLayout &x, const TensorLayout &w,
+                                  const TensorLayout &y, ConvBackwardProblem *p) {
+    ConvForwardProblem f;
+    ANYDNN_TRY(make_conv_forward_problem(d, x, w, y, &f));
+    p->geo = f.geo;
+    p->alpha = 1;
+    p->beta = 0;
     return kSuccess;
 }
 

@@ -59,6 +59,15 @@ struct ConvForwardProblem {
     std::string to_string() const;
 };
 
+// The backward problems, with the forward's geometry (x/dx as x, w/dw as w,
+// dy as y): dx = alpha * conv^T(dy, w) + beta * dx, or
+// dw = alpha * sum over images of dy (x) x + beta * dw.
+struct ConvBackwardProblem {
+    ConvGeometry geo;
+    double alpha = 1, beta = 0;
+    std::string to_string(const char *direction) const;
+};
+
 // The set descriptor behind convDesc: BAD_PARAM when NULL or never set.
 Status conv_desc_arg(const anydnnConvolutionStruct *desc, const anydnnConvolutionStruct **out);
 
@@ -72,6 +81,10 @@ Status conv_forward_output_dims(const anydnnConvolutionStruct &d, const TensorLa
 // dimensions, or a type/compute type pair the CPU backend lacks.
 Status make_conv_forward_problem(const anydnnConvolutionStruct &d, const TensorLayout &x, const TensorLayout &w,
                                  const TensorLayout &y, ConvForwardProblem *p);
+
+// As make_conv_forward_problem, for the backward calls.
+Status make_conv_backward_problem(const anydnnConvolutionStruct &d, const TensorLayout &x, const TensorLayout &w,
+                                  const TensorLayout &y, ConvBackwardProblem *p);
 
 // The fused call's extra operands: z (y's dims and type) and bias
 // (1 x K x 1 ...). Fills the fusion fields of *p.

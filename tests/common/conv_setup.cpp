@@ -31,6 +31,29 @@ std::vector<anydnn_bench::ConvShape> load_conv_list(const std::string &file) {
     return shapes;
 }
 
+std::vector<int64_t> sample_elements(int64_t total, int64_t samples) {
+    std::vector<int64_t> which;
+    if (total <= samples + 2) {
+        for (int64_t i = 0; i < total; ++i) which.push_back(i);
+        return which;
+    }
+    std::uniform_int_distribution<int64_t> pick(0, total - 1);
+    which.push_back(0);
+    which.push_back(total - 1);
+    for (int64_t i = 0; i < samples; ++i) which.push_back(pick(rng()));
+    return which;
+}
+
+int64_t offset_of(const Tensor &t, int64_t lin) {
+    const std::vector<int> &dims = t.shape().dims;
+    std::vector<int> idx(dims.size());
+    for (int j = static_cast<int>(dims.size()) - 1; j >= 0; --j) {
+        idx[j] = static_cast<int>(lin % dims[j]);
+        lin /= dims[j];
+    }
+    return t.offset(idx);
+}
+
 Shape ConvSetup::shape_of(const std::vector<int> &dims) const {
     switch (layout_) {
     case Layout::nhwc: return packed_nhwc(dims);
@@ -60,7 +83,7 @@ ConvSetup::ConvSetup(const ConvCase &c) : layout_(c.layout), dt_(c.dt) {
     x = std::make_unique<Tensor>(shape_of(x_dims), c.dt);
     // The filter is KCRS for NCHW tensors and KRSC for NHWC ones (packed: filter descriptors have no strides).
     const bool krsc = c.layout == Layout::nhwc;
-    w = std::make_unique<Tensor>(krsc ? packed_nhwc(w_dims) : packed(w_dims), c.dt);
+    w = like_w();
     y = std::make_unique<Tensor>(shape_of(y_dims), c.dt);
     EXPECT_OK(anydnnCreateFilterDescriptor(&filter));
     EXPECT_OK(anydnnSetFilterNdDescriptor(filter, c.dt, krsc ? ANYDNN_TENSOR_NHWC : ANYDNN_TENSOR_NCHW,
@@ -80,6 +103,12 @@ ConvSetup::~ConvSetup() {
 }
 
 std::unique_ptr<Tensor> ConvSetup::like_y() const { return std::make_unique<Tensor>(shape_of(y_dims), dt_); }
+
+std::unique_ptr<Tensor> ConvSetup::like_x() const { return std::make_unique<Tensor>(shape_of(x_dims), dt_); }
+
+std::unique_ptr<Tensor> ConvSetup::like_w() const {
+    return std::make_unique<Tensor>(layout_ == Layout::nhwc ? packed_nhwc(w_dims) : packed(w_dims), dt_);
+}
 
 std::unique_ptr<Tensor> ConvSetup::bias() const {
     std::vector<int> dims(y_dims.size(), 1);

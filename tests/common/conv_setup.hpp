@@ -29,6 +29,17 @@ ConvCase make_case(const std::string &benchdnn, int mb, Layout layout, anydnnDat
 // The shapes of a list in tools/bench/lists/ (comments and blank lines skipped).
 std::vector<anydnn_bench::ConvShape> load_conv_list(const std::string &file);
 
+// The elements a test compares: every one of small tensors, else a seeded
+// random sample of `samples` (default 1536) plus the first and last (the
+// reference is a plain loop).
+std::vector<int64_t> sample_elements(int64_t total, int64_t samples = 1536);
+
+// The element offset in t of the row-major linear index lin over t's dims.
+int64_t offset_of(const Tensor &t, int64_t lin);
+
+// Unit roundoff of the compute type of dt.
+inline double compute_eps(anydnnDataType_t dt) { return dt == ANYDNN_DATA_DOUBLE ? 2.2e-16 : 1.2e-7; }
+
 class ConvSetup {
 public:
     explicit ConvSetup(const ConvCase &c);
@@ -43,8 +54,11 @@ public:
     std::vector<int> x_dims, w_dims, y_dims;
     int64_t reduction = 1;  // C/groups * taps: the length of each sum
 
-    // A tensor with y's shape and layout (z of the fused call).
+    // A tensor with y's shape and layout (z of the fused call, dy).
     std::unique_ptr<Tensor> like_y() const;
+    // Tensors with x's / w's shape and layout (dx, dw of the backward calls).
+    std::unique_ptr<Tensor> like_x() const;
+    std::unique_ptr<Tensor> like_w() const;
     // A 1 x K x 1 ... bias.
     std::unique_ptr<Tensor> bias() const;
 

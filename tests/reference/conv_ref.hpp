@@ -25,4 +25,17 @@ std::vector<int> conv_output_dims(const Conv &c, const std::vector<int> &x, cons
 std::vector<double> conv_forward_sums(const Conv &c, const Tensor &x, const Tensor &w, const std::vector<int> &y_dims,
                                       const std::vector<int64_t> &which);
 
+// Backward data: the raw sums conv^T(dy, w) at the dx elements (row-major
+// linear indices over x_dims) listed in `which`: for each, the sum over the
+// output channels of its group and the filter taps of dy at the output
+// pixel that meets it through the tap, times that filter element.
+std::vector<double> conv_backward_data_sums(const Conv &c, const Tensor &dy, const Tensor &w,
+                                            const std::vector<int> &x_dims, const std::vector<int64_t> &which);
+
+// Backward filter: the raw sums over images and output pixels of dy times
+// the input pixel each filter element meets, at the dw elements (row-major
+// over w's dims) listed in `which`.
+std::vector<double> conv_backward_filter_sums(const Conv &c, const Tensor &x, const Tensor &dy,
+                                              const std::vector<int> &w_dims, const std::vector<int64_t> &which);
+
 }  // namespace anydnn_test::ref

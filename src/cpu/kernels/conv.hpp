@@ -8,74 +8,10 @@
 
 #include "cpu/conv.hpp"
 #include "cpu/gemm.hpp"
-#include "cpu/kernels/util/act_math.hpp"
-#include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/conv_common.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
-
-template <class C>
-using ActRowFn = void (*)(C *v, int64_t n, Params<C> p);
-
-template <Act M, class C>
-void act_row(C *v, int64_t n, Params<C> p) {
-    for (int64_t i = 0; i < n; ++i) v[i] = act_forward<M>(v[i], p);
-}
-
-// The in-place activation of a row of values; nullptr for IDENTITY.
-template <class C>
-ActRowFn<C> act_row_fn(const ops::Activation &a) {
-    if (a.mode == ANYDNN_ACTIVATION_IDENTITY) return nullptr;
-    ActRowFn<C> f = nullptr;
-    visit_act(ActivationOp{a.mode, a.propagate_nan, a.coef, a.swish_beta},
-              [&](auto mode) { f = &act_row<decltype(mode)::value, C>; });
-    return f;
-}
-
-// out = act(alpha * acc + bias + alpha2 * z + beta * y), stored to y. A null
-// bias or z, or beta == 0, leaves that term out (y is then not read).
-template <class T, class C>
-struct Epilogue {
-    C alpha = 1, beta = 0, alpha2 = 0;
-    const T *bias = nullptr;
-    int64_t bias_stride = 0;
-    const T *z = nullptr;
-    T *y = nullptr;
-    ActRowFn<C> act = nullptr;
-    Params<C> params{};
-
-    // len outputs from acc[j]: y[y_off + j * ys], z[z_off + j * zs] and the
-    // bias of channel b0 + j * bstep. acc may be y's own memory.
-    void run(const C *acc, int64_t len, int64_t y_off, int64_t ys, int64_t z_off, int64_t zs, int64_t b0,
-             int64_t bstep) const {
-        constexpr int64_t kPiece = 64;
-        C v[kPiece];
-        for (int64_t j0 = 0; j0 < len; j0 += kPiece) {
-            const int64_t n = imin_(kPiece, len - j0);
-            T *yp = y + y_off + j0 * ys;
-            for (int64_t j = 0; j < n; ++j) v[j] = alpha * acc[j0 + j];
-            if (bias != nullptr) {
-                if (bstep == 0) {
-                    const C b = load<C>(bias + b0 * bias_stride);
-                    for (int64_t j = 0; j < n; ++j) v[j] += b;
-                } else {
-                    for (int64_t j = 0; j < n; ++j) v[j] += load<C>(bias + (b0 + (j0 + j) * bstep) * bias_stride);
-                }
-            }
-            if (z != nullptr) {
-                const T *zp = z + z_off + j0 * zs;
-                for (int64_t j = 0; j < n; ++j) v[j] += alpha2 * load<C>(zp + j * zs);
-            }
-            if (beta != C(0))
-                for (int64_t j = 0; j < n; ++j) v[j] += beta * load<C>(yp + j * ys);
-            if (act != nullptr) act(v, n, params);
-            if (ys == 1)
-                for (int64_t j = 0; j < n; ++j) store(yp + j, v[j]);
-            else
-                for (int64_t j = 0; j < n; ++j) store(yp + j * ys, v[j]);
-        }
-    }
-};
 
 // The whole output computation of p after the raw sum acc = conv(x, w).
 template <class T, class C>
@@ -98,86 +34,7 @@ Epilogue<T, C> full_epilogue(const ops::ConvForwardProblem &p, const ConvOperand
     return e;
 }
 
-// Grain (in work items of `macs` multiply-adds each) that keeps a thread's
-// share above kConvGrainMacs, so that small problems skip OpenMP's fork.
-constexpr int64_t kConvGrainMacs = 1 << 16;
-inline int64_t conv_grain(int64_t macs) { return 1 + kConvGrainMacs / (macs > 0 ? macs : 1); }
-
-inline int64_t div_floor(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-inline int64_t div_ceil(int64_t a, int64_t b) { return -div_floor(-a, b); }
-
-// Calls fn(kd, kh, kw, id, ih, iw) for each filter tap of output pixel
-// (od, oh, ow) whose input pixel (id, ih, iw) is inside x (not padding).
-template <class Fn>
-ANYDNN_ALWAYS_INLINE void for_each_inside_tap(const ops::ConvGeometry &g, int64_t od, int64_t oh, int64_t ow,
-                                              Fn &&fn) {
-    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
-        if (id < 0 || id >= g.in[0]) continue;
-        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
-            if (ih < 0 || ih >= g.in[1]) continue;
-            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-                if (iw < 0 || iw >= g.in[2]) continue;
-                fn(kd, kh, kw, id, ih, iw);
-            }
-        }
-    }
-}
-
 // ---- IMPLICIT_PRECOMP_GEMM ------------------------------------------------------------
-
-// Rows [begin, end) of one image's planes (see ConvPrecompPlan). A row is
-// L[2] pixels: channels-last rows are (phase, r0, r1) with all channels of
-// each pixel, channels-first rows are (channel, phase, r0, r1).
-template <class T, class C>
-void fill_planes(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, const T *x, C *planes, int64_t begin,
-                 int64_t end) {
-    const int64_t L0 = pl.L[0], L1 = pl.L[1], L2 = pl.L[2];
-    const int64_t ic = g.groups * g.icg;
-    const int64_t rows_per_phase = L0 * L1;
-    for (int64_t q = begin; q < end; ++q) {
-        int64_t rest = q;
-        const int64_t c = pl.channels_last ? 0 : rest / (pl.phases * rows_per_phase);
-        if (!pl.channels_last) rest %= pl.phases * rows_per_phase;
-        const int64_t phase = rest / rows_per_phase;
-        const int64_t r0 = rest % rows_per_phase / L1, r1 = rest % L1;
-        const int64_t pw = phase % pl.residues[2], ph = phase / pl.residues[2] % pl.residues[1],
-                      pd = phase / (pl.residues[2] * pl.residues[1]);
-        const int64_t aw = pl.residue_value[2][pw];
-        const int64_t id = r0 * g.stride[0] + pl.residue_value[0][pd] - g.pad[0];
-        const int64_t ih = r1 * g.stride[1] + pl.residue_value[1][ph] - g.pad[1];
-        C *dst = planes + c * pl.chan_stride + phase * pl.phase_stride + (r0 * L1 + r1) * L2 * pl.pix_stride;
-        const bool row_in = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
-        // Pixels r2 in [lo, hi) read x; the rest of the row is padding.
-        const int64_t lo = row_in ? imin_(L2, div_ceil(g.pad[2] - aw, g.stride[2]) < 0 ? 0 : div_ceil(g.pad[2] - aw, g.stride[2])) : L2;
-        const int64_t hi_raw = div_ceil(g.in[2] + g.pad[2] - aw, g.stride[2]);
-        const int64_t hi = row_in ? (hi_raw < lo ? lo : imin_(L2, hi_raw)) : L2;
-        const T *src = x + c * g.xs[1] + id * g.xs[2] + ih * g.xs[3];
-        if (pl.channels_last) {
-            std::memset(dst, 0, static_cast<std::size_t>(lo * ic) * sizeof(C));
-            for (int64_t r2 = lo; r2 < hi; ++r2) {
-                const T *s = src + (r2 * g.stride[2] + aw - g.pad[2]) * g.xs[4];
-                C *d = dst + r2 * ic;
-                if constexpr (std::is_same_v<T, C>) {
-                    if (g.xs[1] == 1) {
-                        std::memcpy(d, s, static_cast<std::size_t>(ic) * sizeof(C));
-                        continue;
-                    }
-                }
-                for (int64_t k = 0; k < ic; ++k) d[k] = load<C>(s + k * g.xs[1]);
-            }
-            std::memset(dst + hi * ic, 0, static_cast<std::size_t>((L2 - hi) * ic) * sizeof(C));
-        } else {
-            for (int64_t r2 = 0; r2 < lo; ++r2) dst[r2] = C(0);
-            const T *s = src + (aw - g.pad[2]) * g.xs[4];
-            const int64_t step = g.stride[2] * g.xs[4];
-            for (int64_t r2 = lo; r2 < hi; ++r2) dst[r2] = load<C>(s + r2 * step);
-            for (int64_t r2 = hi; r2 < L2; ++r2) dst[r2] = C(0);
-        }
-    }
-}
 
 template <class T, class C>
 struct PrecompPostCtx {
@@ -222,18 +79,6 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
     }
 }
 
-inline unsigned char *align64(unsigned char *p) {
-    return reinterpret_cast<unsigned char *>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
-}
-
-// This ISA level's own GEMM table (the shared gemm_kernels<C>(isa), an
-// inline template, would be a weak symbol outside this namespace).
-template <class C>
-const GemmKernels<C> &isa_gemm() {
-    if constexpr (sizeof(C) == 4) return gemm_f32;
-    else return gemm_f64;
-}
-
 template <class T, class C>
 void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                    const ConvOperands &o, void *workspace) {
@@ -243,13 +88,8 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
 
     // Workspace: the reordered filter, then per worker its planes, scratch,
     // tap pointers and GEMM workspace, each 64-byte aligned.
-    unsigned char *cursor = align64(static_cast<unsigned char *>(workspace));
-    auto take = [&](std::size_t bytes) {
-        unsigned char *r = cursor;
-        cursor = align64(cursor + bytes);
-        return r;
-    };
-    C *wr = pl.w_direct ? nullptr : reinterpret_cast<C *>(take(static_cast<std::size_t>(pl.wr_elems) * sizeof(C)));
+    WorkspaceCursor cur(workspace);
+    C *wr = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);
     struct Worker {
         C *planes, *scratch;
         const C **a, **b;
@@ -259,25 +99,15 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
     const int nworkers = pl.workers < 64 ? pl.workers : 64;
     for (int t = 0; t < nworkers; ++t) {
         Worker &wk = workers[t];
-        wk.planes = reinterpret_cast<C *>(take(static_cast<std::size_t>(pl.image_elems) * sizeof(C)));
-        wk.scratch = reinterpret_cast<C *>(take(static_cast<std::size_t>(pl.scratch_elems) * sizeof(C)));
-        wk.a = reinterpret_cast<const C **>(take(static_cast<std::size_t>(taps) * sizeof(C *)));
-        wk.b = reinterpret_cast<const C **>(take(static_cast<std::size_t>(taps) * sizeof(C *)));
-        wk.gemm_ws = take(pl.gemm_ws_bytes);
+        wk.planes = cur.take<C>(pl.image_elems);
+        wk.scratch = cur.take<C>(pl.scratch_elems);
+        wk.a = cur.take<const C *>(taps);
+        wk.b = cur.take<const C *>(taps);
+        wk.gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(pl.gemm_ws_bytes));
     }
 
     const T *w = static_cast<const T *>(o.w);
-    if (!pl.w_direct) {
-        parallel_ranges(ctx, g.groups * taps, conv_grain(ocg * icg), [&](int64_t begin, int64_t end) {
-            for (int64_t q = begin; q < end; ++q) {
-                const int64_t grp = q / taps, t = q % taps;
-                C *d = wr + q * ocg * icg;
-                const T *s = w + grp * ocg * g.ws[0] + pl.tap_w[t];
-                for (int64_t oc = 0; oc < ocg; ++oc)
-                    for (int64_t k = 0; k < icg; ++k) d[oc * icg + k] = load<C>(s + oc * g.ws[0] + k * g.ws[1]);
-            }
-        });
-    }
+    if (!pl.w_direct) reorder_filter(ctx, g, pl, w, wr);
     auto filter_tap = [&](int64_t grp, int64_t t) -> const C * {
         if (pl.w_direct) return reinterpret_cast<const C *>(w) + grp * ocg * g.ws[0] + pl.tap_w[t];
         return wr + (grp * taps + t) * ocg * icg;
@@ -608,14 +438,6 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
         if (g.ocg == 1) depthwise_pixels<T, C>(ctx, one, oi, wr);
         else depthwise_channels_inner<T, C>(ctx, one, oi, wr);
     }
-}
-
-template <class Fn>
-void visit_types(anydnnDataType_t dt, Fn &&fn) {
-    visit_float_dtype(dt, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        fn(TypeTag<T>{}, TypeTag<compute_t<T>>{});
-    });
 }
 
 void precomp(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,

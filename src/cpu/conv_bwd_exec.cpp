@@ -1,0 +1,222 @@
+// The CPU backend of backward convolution: the plans of the GEMM
+// algorithms (ConvBackwardPlan), workspaces, the model ranking and Find.
+#include "cpu/conv_bwd_exec.hpp"
+
+#include <algorithm>
+
+#include "core/dtype.hpp"
+#include "cpu/gemm.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
+
+// Backward filter holds the planes and dy grids of this many bytes of
+// images at once (at least one image): the more images per GEMM, the longer
+// its reduction and the fewer passes over dw.
+constexpr std::size_t kFilterBatchBytes = std::size_t{64} << 20;
+
+enum class Direction { data, filter };
+
+Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, ConvBackwardPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    ConvBackwardPlan &bp = *out;
+    bp = ConvBackwardPlan{};
+    ANYDNN_TRY(plan_conv_planes(g, &bp.planes));
+    const ConvPrecompPlan &pl = bp.planes;
+    const int64_t oc = g.groups * g.ocg;
+    const std::size_t esize = dtype_size(g.compute);
+
+    // The dy grid: dy itself when it has no junk pixels (then no tap has
+    // a pixel offset either) and the GEMM's layout.
+    int64_t max_tap_pixel = 0;
+    for (int64_t t = 0; t < pl.taps; ++t) max_tap_pixel = std::max(max_tap_pixel, pl.tap_pixel[t]);
+    const bool no_junk = pl.L[0] == g.out[0] && pl.L[1] == g.out[1] && pl.L[2] == g.out[2];
+    if (g.dt == g.compute && no_junk) {
+        if (pl.channels_last && (g.ys[1] == 1 || oc == 1) && g.ys[4] >= oc &&
+            conv_packed_spatial(g.out, g.ys, g.ys[4])) {
+            bp.dy_direct = true;
+            bp.dy_pix_stride = g.ys[4];
+        } else if (!pl.channels_last && g.ys[4] == 1 && g.ys[1] >= pl.plane_pixels &&
+                   conv_packed_spatial(g.out, g.ys, 1)) {
+            bp.dy_direct = true;
+            bp.dy_chan_stride = g.ys[1];
+        }
+    }
+    if (!bp.dy_direct) {
+        bp.dy_front = dir == Direction::data ? max_tap_pixel : 0;
+        bp.dy_pixels = bp.dy_front + pl.plane_pixels;
+        bp.dy_pix_stride = pl.channels_last ? oc : 1;
+        bp.dy_chan_stride = pl.channels_last ? 1 : bp.dy_pixels;
+        bp.dy_image_elems = bp.dy_pixels * oc;
+    }
+
+    const int threads = h.threads();
+    const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
+                                                         : gemm_kernels<float>(h.isa).workspace_size;
+    const std::size_t image_bytes = round64(static_cast<std::size_t>(pl.image_elems) * esize) +
+                                    round64(static_cast<std::size_t>(bp.dy_image_elems) * esize);
+    if (dir == Direction::data) {
+        // As the forward: whole images per thread when there are enough.
+        constexpr double kMinParallelFlops = 1e6;
+        bp.outer_parallel = threads > 1 && (g.n % threads == 0 || g.n >= 4 * threads) && g.flops() >= kMinParallelFlops;
+        bp.workers = bp.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, g.n, 64})) : 1;
+        const ExecContext inner{bp.outer_parallel ? 1 : threads};
+        const int64_t m = pl.channels_last ? pl.plane_pixels : g.icg, n = pl.channels_last ? g.icg : pl.plane_pixels;
+        bp.gemm_ws_bytes = ws_size(inner, m, n, pl.taps * g.ocg);
+        const std::size_t per_worker =
+            image_bytes + 2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) + round64(bp.gemm_ws_bytes);
+        bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +
+                             static_cast<std::size_t>(bp.workers) * per_worker;
+        return kSuccess;
+    }
+    bp.images = image_bytes == 0 ? g.n
+                                 : std::clamp<int64_t>(static_cast<int64_t>(kFilterBatchBytes / image_bytes), 1, g.n);
+    bp.gemm_ws_bytes = ws_size(ExecContext{threads}, g.ocg, g.icg, bp.images * pl.m_virtual);
+    bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +
+                         static_cast<std::size_t>(bp.images) * image_bytes +
+                         2 * round64(static_cast<std::size_t>(bp.images) * sizeof(void *)) +
+                         round64(bp.gemm_ws_bytes);
+    return kSuccess;
+}
+
+const char *algo_name(anydnnConvolutionBwdDataAlgo_t algo) {
+    switch (algo) {
+    case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_0: return "ALGO_0";
+    case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1: return "ALGO_1";
+    case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_FFT: return "FFT";
+    case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING: return "FFT_TILING";
+    case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD: return "WINOGRAD";
+    case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    default: return nullptr;
+    }
+}
+
+const char *algo_name(anydnnConvolutionBwdFilterAlgo_t algo) {
+    switch (algo) {
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_0: return "ALGO_0";
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_1: return "ALGO_1";
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT: return "FFT";
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_3: return "ALGO_3";
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD: return "WINOGRAD";
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    case ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING: return "FFT_TILING";
+    default: return nullptr;
+    }
+}
+
+// ALGO_0 takes every problem without workspace, ALGO_1 what the planes
+// take; the rest is not implemented.
+template <class Algo>
+Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, Algo algo,
+                          std::size_t *bytes) {
+    const char *name = algo_name(algo);
+    if (name == nullptr)
+        return fail(ANYDNN_STATUS_BAD_PARAM, "algo %d is not a backward %s algorithm", static_cast<int>(algo),
+                    dir == Direction::data ? "data" : "filter");
+    if (static_cast<int>(algo) == 0) {
+        *bytes = 0;
+        return kSuccess;
+    }
+    if (static_cast<int>(algo) == 1) {
+        ConvBackwardPlan bp;
+        ANYDNN_TRY(plan_backward(h, p, dir, &bp));
+        *bytes = bp.workspace_bytes;
+        return kSuccess;
+    }
+    return fail(ANYDNN_STATUS_NOT_SUPPORTED, "backward %s %s is not implemented on the CPU backend",
+                dir == Direction::data ? "data" : "filter", name);
+}
+
+// The model, in the forward's units: the GEMM at 1 when its short side is
+// 16 or more, slower below (depthwise: a GEMM per group of 1 channel, far
+// slower than the direct loops at 1/20).
+double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, int algo) {
+    const ops::ConvGeometry &g = p.geo;
+    const double flops = g.flops();
+    if (algo != 1) return flops * 20;
+    if (g.icg == 1) return flops * 64;
+    ConvBackwardPlan bp;
+    plan_backward(h, p, dir, &bp);
+    const int64_t narrow = dir == Direction::data ? g.ocg : std::min(g.icg, g.ocg);
+    const double junk = static_cast<double>(bp.planes.plane_pixels) / static_cast<double>(g.out_pixels());
+    return flops * std::max(1.0, junk) / std::min(1.0, static_cast<double>(narrow) / 16.0);
+}
+
+}  // namespace
+
+Status conv_bwd_data_workspace(const Handle &h, const ops::ConvBackwardProblem &p,
+                               anydnnConvolutionBwdDataAlgo_t algo, std::size_t *bytes) {
+    return backward_workspace(h, p, Direction::data, algo, bytes);
+}
+
+Status conv_bwd_filter_workspace(const Handle &h, const ops::ConvBackwardProblem &p,
+                                 anydnnConvolutionBwdFilterAlgo_t algo, std::size_t *bytes) {
+    return backward_workspace(h, p, Direction::filter, algo, bytes);
+}
+
+void execute_conv_bwd_data(const Handle &h, const ops::ConvBackwardProblem &p, anydnnConvolutionBwdDataAlgo_t algo,
+                           const ConvBwdDataOperands &o, void *workspace) {
+    const ConvBwdDataKernels &k = conv_bwd_data_kernels(h.isa);
+    const ExecContext ctx{h.threads()};
+    if (algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1) {
+        ConvBackwardPlan bp;
+        plan_backward(h, p, Direction::data, &bp);
+        k.gemm(ctx, p, bp, o, workspace);
+    } else {
+        k.direct(ctx, p, o);
+    }
+}
+
+void execute_conv_bwd_filter(const Handle &h, const ops::ConvBackwardProblem &p,
+                             anydnnConvolutionBwdFilterAlgo_t algo, const ConvBwdFilterOperands &o, void *workspace) {
+    const ConvBwdFilterKernels &k = conv_bwd_filter_kernels(h.isa);
+    const ExecContext ctx{h.threads()};
+    if (algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_1) {
+        ConvBackwardPlan bp;
+        plan_backward(h, p, Direction::filter, &bp);
+        k.gemm(ctx, p, bp, o, workspace);
+    } else {
+        k.direct(ctx, p, o);
+    }
+}
+
+void rank_conv_bwd_data_algos(const Handle &h, const ops::ConvBackwardProblem &p, anydnnMathType_t math,
+                              ConvBwdDataAlgoChoice *out) {
+    rank_by_model(
+        out, ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, math,
+        [&](anydnnConvolutionBwdDataAlgo_t algo, std::size_t *bytes) {
+            return conv_bwd_data_workspace(h, p, algo, bytes);
+        },
+        [&](anydnnConvolutionBwdDataAlgo_t algo) { return backward_cost(h, p, Direction::data, algo); });
+}
+
+void rank_conv_bwd_filter_algos(const Handle &h, const ops::ConvBackwardProblem &p, anydnnMathType_t math,
+                                ConvBwdFilterAlgoChoice *out) {
+    rank_by_model(
+        out, ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, math,
+        [&](anydnnConvolutionBwdFilterAlgo_t algo, std::size_t *bytes) {
+            return conv_bwd_filter_workspace(h, p, algo, bytes);
+        },
+        [&](anydnnConvolutionBwdFilterAlgo_t algo) { return backward_cost(h, p, Direction::filter, algo); });
+}
+
+void find_conv_bwd_data_algos(const Handle &h, const ops::ConvBackwardProblem &p, anydnnMathType_t math,
+                              const ConvBwdDataOperands &o, void *workspace, std::size_t ws_bytes,
+                              ConvBwdDataAlgoChoice *out) {
+    rank_conv_bwd_data_algos(h, p, math, out);
+    time_and_sort(out, ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, ws_bytes,
+                  [&](anydnnConvolutionBwdDataAlgo_t algo) { execute_conv_bwd_data(h, p, algo, o, workspace); });
+}
+
+void find_conv_bwd_filter_algos(const Handle &h, const ops::ConvBackwardProblem &p, anydnnMathType_t math,
+                                const ConvBwdFilterOperands &o, void *workspace, std::size_t ws_bytes,
+                                ConvBwdFilterAlgoChoice *out) {
+    rank_conv_bwd_filter_algos(h, p, math, out);
+    time_and_sort(out, ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, ws_bytes,
+                  [&](anydnnConvolutionBwdFilterAlgo_t algo) { execute_conv_bwd_filter(h, p, algo, o, workspace); });
+}
+
+}  // namespace anydnn::cpu

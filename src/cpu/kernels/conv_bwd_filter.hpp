@@ -1,0 +1,172 @@
+// Backward-filter convolution kernels, compiled once per ISA level:
+// BWD_FILTER_ALGO_1, one batch-reduce GEMM per filter tap over the images'
+// planes (ConvBackwardPlan in src/cpu/conv.hpp), and BWD_FILTER_ALGO_0,
+// direct loops. The sum over images and pixels runs in an order fixed by the
+// problem alone (images per GEMM are set by memory, the GEMM's blocking by
+// its sizes): deterministic for any thread count.
+#include "cpu/kernels/util/conv_common.hpp"
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+namespace {
+
+template <class T, class C>
+void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
+                const ConvBwdFilterOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const ConvPrecompPlan &pl = bp.planes;
+    const GemmKernels<C> &gk = isa_gemm<C>();
+    const int64_t taps = pl.taps, icg = g.icg, ocg = g.ocg, nb_max = bp.images;
+
+    WorkspaceCursor cur(workspace);
+    C *sums = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);  // [group][tap][oc][ic]
+    C *planes = cur.take<C>(nb_max * pl.image_elems);
+    C *grid = cur.take<C>(nb_max * bp.dy_image_elems);
+    const C **a_ptr = cur.take<const C *>(nb_max);
+    const C **b_ptr = cur.take<const C *>(nb_max);
+    void *gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
+    const C alpha = static_cast<C>(p.alpha), beta = static_cast<C>(p.beta);
+    const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
+    const int64_t plane_rows = pl.channels_last ? pl.phases * pl.L[0] * pl.L[1]
+                                                : g.groups * icg * pl.phases * pl.L[0] * pl.L[1];
+    const int64_t grid_rows = dy_grid_rows(g, bp);
+
+    for (int64_t i0 = 0; i0 < g.n; i0 += nb_max) {
+        const int64_t nb = imin_(nb_max, g.n - i0);
+        if (!pl.x_direct) {
+            const int64_t grain = 1 + kElementwiseGrain / (pl.L[2] * (pl.channels_last ? g.groups * icg : 1));
+            parallel_ranges(ctx, nb * plane_rows, grain, [&](int64_t b, int64_t e) {
+                for (int64_t q = b; q < e;) {
+                    const int64_t img = q / plane_rows, r = q % plane_rows, stop = imin_(e - img * plane_rows, plane_rows);
+                    fill_planes(g, pl, x + (i0 + img) * g.xs[0], planes + img * pl.image_elems, r, stop);
+                    q = img * plane_rows + stop;
+                }
+            });
+        }
+        if (!bp.dy_direct) {
+            const int64_t grain = 1 + kElementwiseGrain / (pl.L[2] * (pl.channels_last ? g.groups * ocg : 1));
+            parallel_ranges(ctx, nb * grid_rows, grain, [&](int64_t b, int64_t e) {
+                for (int64_t q = b; q < e;) {
+                    const int64_t img = q / grid_rows, r = q % grid_rows, stop = imin_(e - img * grid_rows, grid_rows);
+                    fill_dy_grid(g, bp, dy + (i0 + img) * g.ys[0], grid + img * bp.dy_image_elems, r, stop);
+                    q = img * grid_rows + stop;
+                }
+            });
+        }
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+            for (int64_t t = 0; t < taps; ++t) {
+                for (int64_t i = 0; i < nb; ++i) {
+                    const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0]
+                                              : planes + i * pl.image_elems;
+                    const C *di = bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + i) * g.ys[0]
+                                               : grid + i * bp.dy_image_elems;
+                    b_ptr[i] = xi + grp * icg * pl.chan_stride + pl.tap_phase[t] * pl.phase_stride +
+                               pl.tap_pixel[t] * pl.pix_stride;
+                    a_ptr[i] = di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride);
+                }
+                BrgemmArgs<C> a;
+                a.m = ocg;
+                a.n = icg;
+                a.k = pl.m_virtual;
+                a.batch = nb;
+                a.a = a_ptr;
+                a.b = b_ptr;
+                if (pl.channels_last) {
+                    a.trans_a = true, a.lda = bp.dy_pix_stride, a.ldb = pl.pix_stride;
+                } else {
+                    a.lda = bp.dy_chan_stride, a.trans_b = true, a.ldb = pl.chan_stride;
+                }
+                // The filter itself takes alpha and beta; the sums get them when written out.
+                if (pl.w_direct) {
+                    a.c = reinterpret_cast<C *>(o.dw) + grp * ocg * g.ws[0] + pl.tap_w[t];
+                    a.ldc = g.ws[0];
+                    a.alpha = alpha;
+                    a.beta = i0 == 0 ? beta : C(1);
+                } else {
+                    a.c = sums + (grp * taps + t) * ocg * icg;
+                    a.ldc = icg;
+                    a.alpha = 1;
+                    a.beta = i0 == 0 ? C(0) : C(1);
+                }
+                gk.brgemm(ctx, a, gemm_ws);
+            }
+        }
+    }
+    if (pl.w_direct) return;
+    Epilogue<T, C> e;
+    e.alpha = alpha;
+    e.beta = beta;
+    e.y = static_cast<T *>(o.dw);
+    parallel_ranges(ctx, g.groups * taps * ocg, conv_grain(icg), [&](int64_t begin, int64_t end) {
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t oc = q % ocg, t = q / ocg % taps, grp = q / (ocg * taps);
+            e.run(sums + q * icg, icg, (grp * ocg + oc) * g.ws[0] + pl.tap_w[t], g.ws[1], 0, 0, 0, 0);
+        }
+    });
+}
+
+constexpr int64_t kIcBlock = 64;
+
+// For each filter element: the sum over images and output pixels of dy
+// times the input pixel its tap meets.
+template <class T, class C>
+void direct_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBwdFilterOperands &o) {
+    const ops::ConvGeometry &g = p.geo;
+    Epilogue<T, C> e;
+    e.alpha = static_cast<C>(p.alpha);
+    e.beta = static_cast<C>(p.beta);
+    e.y = static_cast<T *>(o.dw);
+    const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
+    const int64_t taps = g.taps(), rows = g.groups * g.ocg * taps;
+    parallel_ranges(ctx, rows, conv_grain(g.n * g.out_pixels() * g.icg), [&](int64_t begin, int64_t end) {
+        C acc[kIcBlock];
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t t = q % taps, oc = q / taps, grp = oc / g.ocg;
+            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
+            const int64_t shift = kw * g.dil[2] - g.pad[2];
+            const int64_t lo_raw = div_ceil(-shift, g.stride[2]);
+            const int64_t lo = lo_raw < 0 ? 0 : lo_raw, hi = imin_(g.out[2], div_ceil(g.in[2] - shift, g.stride[2]));
+            for (int64_t c0 = 0; c0 < g.icg; c0 += kIcBlock) {
+                const int64_t nb = imin_(kIcBlock, g.icg - c0);
+                for (int64_t j = 0; j < nb; ++j) acc[j] = C(0);
+                for (int64_t img = 0; img < g.n; ++img) {
+                    for (int64_t od = 0; od < g.out[0]; ++od) {
+                        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
+                        if (id < 0 || id >= g.in[0]) continue;
+                        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
+                            if (ih < 0 || ih >= g.in[1]) continue;
+                            const T *dyp = dy + img * g.ys[0] + oc * g.ys[1] + od * g.ys[2] + oh * g.ys[3];
+                            const T *xp = x + img * g.xs[0] + (grp * g.icg + c0) * g.xs[1] + id * g.xs[2] +
+                                          ih * g.xs[3];
+                            for (int64_t ow = lo; ow < hi; ++ow) {
+                                const C dv = load<C>(dyp + ow * g.ys[4]);
+                                const T *xw = xp + (ow * g.stride[2] + shift) * g.xs[4];
+                                for (int64_t j = 0; j < nb; ++j) acc[j] += dv * load<C>(xw + j * g.xs[1]);
+                            }
+                        }
+                    }
+                }
+                e.run(acc, nb, oc * g.ws[0] + c0 * g.ws[1] + g.filter_offset(kd, kh, kw), g.ws[1], 0, 0, 0, 0);
+            }
+        }
+    });
+}
+
+void gemm(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
+          const ConvBwdFilterOperands &o, void *ws) {
+    visit_types(p.geo.dt, [&](auto t, auto c) {
+        gemm_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, bp, o, ws);
+    });
+}
+
+void direct(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBwdFilterOperands &o) {
+    visit_types(p.geo.dt, [&](auto t, auto c) {
+        direct_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, o);
+    });
+}
+
+}  // namespace
+
+extern const ConvBwdFilterKernels conv_bwd_filter = {gemm, direct};
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS
