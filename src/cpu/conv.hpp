@@ -88,7 +88,7 @@ struct ConvBackwardPlan {
     int64_t dy_pix_stride = 1, dy_chan_stride = 1;
     int64_t dy_image_elems = 0;  // per image, 0 when dy_direct
     int64_t images = 1;          // filter: images per batch-reduce GEMM (fixed by memory, not threads)
-    bool outer_parallel = false; // data: workers take whole images
+    bool outer_parallel = false; // workers take whole images (data) or whole taps (filter)
     int workers = 1;
     std::size_t gemm_ws_bytes = 0;  // per worker
     std::size_t workspace_bytes = 0;

@@ -4,6 +4,8 @@
 // direct loops. The sum over images and pixels runs in an order fixed by the
 // problem alone (images per GEMM are set by memory, the GEMM's blocking by
 // its sizes): deterministic for any thread count.
+#include <omp.h>
+
 #include "cpu/kernels/util/conv_common.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -21,9 +23,17 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
     C *sums = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);  // [group][tap][oc][ic]
     C *planes = cur.take<C>(nb_max * pl.image_elems);
     C *grid = cur.take<C>(nb_max * bp.dy_image_elems);
-    const C **a_ptr = cur.take<const C *>(nb_max);
-    const C **b_ptr = cur.take<const C *>(nb_max);
-    void *gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
+    struct Worker {
+        const C **a, **b;
+        void *gemm_ws;
+    };
+    Worker workers[64];
+    const int nworkers = bp.workers < 64 ? bp.workers : 64;
+    for (int t = 0; t < nworkers; ++t) {
+        workers[t].a = cur.take<const C *>(nb_max);
+        workers[t].b = cur.take<const C *>(nb_max);
+        workers[t].gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
+    }
     const C alpha = static_cast<C>(p.alpha), beta = static_cast<C>(p.beta);
     const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
     const int64_t plane_rows = pl.channels_last ? pl.phases * pl.L[0] * pl.L[1]
@@ -52,43 +62,54 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                 }
             });
         }
-        for (int64_t grp = 0; grp < g.groups; ++grp) {
-            for (int64_t t = 0; t < taps; ++t) {
-                for (int64_t i = 0; i < nb; ++i) {
-                    const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0]
-                                              : planes + i * pl.image_elems;
-                    const C *di = bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + i) * g.ys[0]
-                                               : grid + i * bp.dy_image_elems;
-                    b_ptr[i] = xi + grp * icg * pl.chan_stride + pl.tap_phase[t] * pl.phase_stride +
-                               pl.tap_pixel[t] * pl.pix_stride;
-                    a_ptr[i] = di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride);
-                }
-                BrgemmArgs<C> a;
-                a.m = ocg;
-                a.n = icg;
-                a.k = pl.m_virtual;
-                a.batch = nb;
-                a.a = a_ptr;
-                a.b = b_ptr;
-                if (pl.channels_last) {
-                    a.trans_a = true, a.lda = bp.dy_pix_stride, a.ldb = pl.pix_stride;
-                } else {
-                    a.lda = bp.dy_chan_stride, a.trans_b = true, a.ldb = pl.chan_stride;
-                }
-                // The filter itself takes alpha and beta; the sums get them when written out.
-                if (pl.w_direct) {
-                    a.c = reinterpret_cast<C *>(o.dw) + grp * ocg * g.ws[0] + pl.tap_w[t];
-                    a.ldc = g.ws[0];
-                    a.alpha = alpha;
-                    a.beta = i0 == 0 ? beta : C(1);
-                } else {
-                    a.c = sums + (grp * taps + t) * ocg * icg;
-                    a.ldc = icg;
-                    a.alpha = 1;
-                    a.beta = i0 == 0 ? C(0) : C(1);
-                }
-                gk.brgemm(ctx, a, gemm_ws);
+        // dW_t of group grp over the chunk's images: one batch-reduce GEMM.
+        auto tap_gemm = [&](int64_t q, const C **a_ptr, const C **b_ptr, void *gemm_ws, const ExecContext &inner) {
+            const int64_t grp = q / taps, t = q % taps;
+            for (int64_t i = 0; i < nb; ++i) {
+                const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0]
+                                          : planes + i * pl.image_elems;
+                const C *di = bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + i) * g.ys[0]
+                                           : grid + i * bp.dy_image_elems;
+                b_ptr[i] = xi + grp * icg * pl.chan_stride + pl.tap_phase[t] * pl.phase_stride +
+                           pl.tap_pixel[t] * pl.pix_stride;
+                a_ptr[i] = di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride);
             }
+            BrgemmArgs<C> a;
+            a.m = ocg;
+            a.n = icg;
+            a.k = pl.m_virtual;
+            a.batch = nb;
+            a.a = a_ptr;
+            a.b = b_ptr;
+            if (pl.channels_last) {
+                a.trans_a = true, a.lda = bp.dy_pix_stride, a.ldb = pl.pix_stride;
+            } else {
+                a.lda = bp.dy_chan_stride, a.trans_b = true, a.ldb = pl.chan_stride;
+            }
+            // The filter itself takes alpha and beta; the sums get them when written out.
+            if (pl.w_direct) {
+                a.c = reinterpret_cast<C *>(o.dw) + grp * ocg * g.ws[0] + pl.tap_w[t];
+                a.ldc = g.ws[0];
+                a.alpha = alpha;
+                a.beta = i0 == 0 ? beta : C(1);
+            } else {
+                a.c = sums + q * ocg * icg;
+                a.ldc = icg;
+                a.alpha = 1;
+                a.beta = i0 == 0 ? C(0) : C(1);
+            }
+            gk.brgemm(inner, a, gemm_ws);
+        };
+        if (bp.outer_parallel) {
+            // Whole taps per thread: no GEMM splits its small C, nor packs an operand twice.
+#pragma omp parallel num_threads(nworkers)
+            {
+                const int tid = omp_get_thread_num(), team = omp_get_num_threads();
+                for (int64_t q = tid; q < g.groups * taps; q += team)
+                    tap_gemm(q, workers[tid].a, workers[tid].b, workers[tid].gemm_ws, ExecContext{1});
+            }
+        } else {
+            for (int64_t q = 0; q < g.groups * taps; ++q) tap_gemm(q, workers[0].a, workers[0].b, workers[0].gemm_ws, ctx);
         }
     }
     if (pl.w_direct) return;
