@@ -88,6 +88,14 @@ struct ConvBackwardPlan {
     int64_t dy_pix_stride = 1, dy_chan_stride = 1;
     int64_t dy_image_elems = 0;  // per image, 0 when dy_direct
     int64_t images = 1;          // filter: images per batch-reduce GEMM (fixed by memory, not threads)
+    // Filter: the k[2] taps of a filter row in one GEMM. With stride and
+    // dilation 1 along w, channels last and one group, tap kw's rows are the
+    // kw = 0 tap's shifted by kw pixels, that is by kw * C elements: the row's
+    // taps side by side are one matrix of k[2] * C columns with leading
+    // dimension C (overlapping rows), and the row's filter gradient, K x
+    // k[2] * C, is a KRSC filter's own memory. dy is then packed once per
+    // filter row instead of once per tap.
+    bool merge_w_taps = false;
     bool outer_parallel = false; // workers take whole images (data) or whole taps (filter)
     int workers = 1;
     std::size_t gemm_ws_bytes = 0;  // per worker

@@ -74,11 +74,15 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     }
     bp.images = image_bytes == 0 ? g.n
                                  : std::clamp<int64_t>(static_cast<int64_t>(kFilterBatchBytes / image_bytes), 1, g.n);
-    // Whole taps per thread when there are enough of them (the GEMMs' C,
-    // ocg x icg, is small next to their reduction).
-    bp.outer_parallel = threads > 1 && g.groups * pl.taps >= 2 * threads && g.flops() >= 1e6;
+    bp.merge_w_taps = pl.channels_last && pl.w_direct && !g.flip && g.groups == 1 && g.k[2] > 1 &&
+                      g.stride[2] == 1 && g.dil[2] == 1 && g.ws[4] == g.icg;
+    const int64_t gemms = bp.merge_w_taps ? g.k[0] * g.k[1] : g.groups * pl.taps;
+    const int64_t gemm_n = bp.merge_w_taps ? g.k[2] * g.icg : g.icg;
+    // Whole GEMMs per thread when there are enough of them (their C, K x C,
+    // is small next to their reduction).
+    bp.outer_parallel = threads > 1 && gemms >= 2 * threads && g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
-    bp.gemm_ws_bytes = ws_size(ExecContext{bp.outer_parallel ? 1 : threads}, g.ocg, g.icg, bp.images * pl.m_virtual);
+    bp.gemm_ws_bytes = ws_size(ExecContext{bp.outer_parallel ? 1 : threads}, g.ocg, gemm_n, bp.images * pl.m_virtual);
     const std::size_t per_worker = 2 * round64(static_cast<std::size_t>(bp.images) * sizeof(void *)) +
                                    round64(bp.gemm_ws_bytes);
     bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +

@@ -62,9 +62,11 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                 }
             });
         }
-        // dW_t of group grp over the chunk's images: one batch-reduce GEMM.
+        // dW_t of group grp over the chunk's images (or of the filter row q
+        // when merge_w_taps): one batch-reduce GEMM.
+        const int64_t row_taps = bp.merge_w_taps ? g.k[2] : 1;
         auto tap_gemm = [&](int64_t q, const C **a_ptr, const C **b_ptr, void *gemm_ws, const ExecContext &inner) {
-            const int64_t grp = q / taps, t = q % taps;
+            const int64_t grp = q * row_taps / taps, t = q * row_taps % taps;
             for (int64_t i = 0; i < nb; ++i) {
                 const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0]
                                           : planes + i * pl.image_elems;
@@ -76,7 +78,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             }
             BrgemmArgs<C> a;
             a.m = ocg;
-            a.n = icg;
+            a.n = icg * row_taps;
             a.k = pl.m_virtual;
             a.batch = nb;
             a.a = a_ptr;
@@ -93,7 +95,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                 a.alpha = alpha;
                 a.beta = i0 == 0 ? beta : C(1);
             } else {
-                a.c = sums + q * ocg * icg;
+                a.c = sums + (grp * taps + t) * ocg * icg;
                 a.ldc = icg;
                 a.alpha = 1;
                 a.beta = i0 == 0 ? C(0) : C(1);
@@ -105,11 +107,12 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
 #pragma omp parallel num_threads(nworkers)
             {
                 const int tid = omp_get_thread_num(), team = omp_get_num_threads();
-                for (int64_t q = tid; q < g.groups * taps; q += team)
+                for (int64_t q = tid; q < g.groups * taps / row_taps; q += team)
                     tap_gemm(q, workers[tid].a, workers[tid].b, workers[tid].gemm_ws, ExecContext{1});
             }
         } else {
-            for (int64_t q = 0; q < g.groups * taps; ++q) tap_gemm(q, workers[0].a, workers[0].b, workers[0].gemm_ws, ctx);
+            for (int64_t q = 0; q < g.groups * taps / row_taps; ++q)
+                tap_gemm(q, workers[0].a, workers[0].b, workers[0].gemm_ws, ctx);
         }
     }
     if (pl.w_direct) return;
