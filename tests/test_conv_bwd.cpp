@@ -265,6 +265,21 @@ TEST_P(ConvBwdEdge, OneSpatialDimension) {
     }
 }
 
+// Images too big for one batch-reduce GEMM over all of them (f16 storage:
+// the f32 planes and dy grid of one image take 17 MiB, the batch budget is
+// 32 MiB): the filter sums run over one image at a time, the later ones
+// with beta 1. On the machine's own ISA level only (the path is the same).
+TEST_P(ConvBwdEdge, FilterOverSeveralImageChunks) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    anydnn::Isa isa;
+    if (!anydnn::parse_isa(GetParam().c_str(), &isa) || isa != anydnn::detected_isa()) GTEST_SKIP();
+    for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+        BwdChecker checker(make_case("ic64ih182oc64kh1ph1", 3, layout, ANYDNN_DATA_HALF));
+        for (bool beta_half : {false, true}) EXPECT_TRUE(checker.check(h, Dir::filter, 1, beta_half));
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdEdge, ::testing::ValuesIn(isa_levels()));
 
 }  // namespace

@@ -13,10 +13,10 @@ namespace {
 
 constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
 
-// Backward filter holds the planes and dy grids of this many bytes of
+// Backward filter holds the planes and dy grids of about this many bytes of
 // images at once (at least one image): the more images per GEMM, the longer
 // its reduction and the fewer passes over dw.
-constexpr std::size_t kFilterBatchBytes = std::size_t{64} << 20;
+constexpr std::size_t kFilterBatchBytes = std::size_t{32} << 20;
 
 enum class Direction { data, filter };
 
