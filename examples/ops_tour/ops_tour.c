@@ -1,6 +1,6 @@
-/* ops_tour: every tensor op, activation, softmax, reduction and convolution of anydnn on
- * small tensors, printing what each did. Plain C99 against the C API; the
- * calls are cuDNN's with the prefix renamed.
+/* ops_tour: every tensor op, activation, softmax, reduction, convolution and
+ * pooling of anydnn on small tensors, printing what each did. Plain C99
+ * against the C API; the calls are cuDNN's with the prefix renamed.
  *
  *   ./ops_tour            run on the best ISA level of this CPU
  *   ANYDNN_MAX_ISA=generic ./ops_tour
@@ -210,6 +210,30 @@ int main(void) {
         anydnnDestroyTensorDescriptor(bd);
         anydnnDestroyConvolutionDescriptor(cd);
         anydnnDestroyFilterDescriptor(wd);
+    }
+
+    /* ---- Pooling: a 1x3 window, stride 2, pad 1 along x's row ---- */
+    printf("pooling of x with a 1x3 window (stride 2, pad 1)\n");
+    {
+        anydnnPoolingDescriptor_t pd;
+        anydnnTensorDescriptor_t out;
+        int n, c, h, w;
+        CHECK(anydnnCreatePoolingDescriptor(&pd));
+        CHECK(anydnnSetPooling2dDescriptor(pd, ANYDNN_POOLING_MAX, ANYDNN_NOT_PROPAGATE_NAN, 1, 3, 0, 1, 1, 2));
+        CHECK(anydnnGetPooling2dForwardOutputDim(pd, row, &n, &c, &h, &w));
+        out = row_desc(c, w);
+        CHECK(anydnnPoolingForward(handle, pd, &one, row, x, &zero, out, y));
+        print_row("MAX", y, w);
+        for (i = 0; i < w; ++i) dy[i] = 1.0f;
+        /* each output's gradient goes to its window's max */
+        CHECK(anydnnPoolingBackward(handle, pd, &one, out, y, out, dy, row, x, &zero, row, dx));
+        print_row("  backward, dy = 1", dx, 8);
+        CHECK(anydnnSetPooling2dDescriptor(pd, ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, ANYDNN_NOT_PROPAGATE_NAN,
+                                           1, 3, 0, 1, 1, 2));
+        CHECK(anydnnPoolingForward(handle, pd, &one, row, x, &zero, out, y));
+        print_row("AVERAGE (padding excluded)", y, w);
+        anydnnDestroyTensorDescriptor(out);
+        anydnnDestroyPoolingDescriptor(pd);
     }
 
     /* ---- Errors come back as statuses with a message ---- */

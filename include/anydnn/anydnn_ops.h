@@ -1,4 +1,4 @@
-/* anydnn_ops.h: tensor operations, reductions, activations and softmax.
+/* anydnn_ops.h: tensor operations, reductions, activations, softmax and pooling.
  *
  * Semantics are cuDNN 8's (cudnn_ops_infer.h / cudnn_ops_train.h). Every op
  * blends its result into the output: y = alpha * op(...) + beta * y, where
@@ -6,7 +6,7 @@
  * Tensors may have any strides allowed by their descriptors; an output may
  * not overlap an input unless the function says so.
  *
- * Data types: the compute ops (Add, Op, Reduce, Activation, Softmax) take
+ * Data types: the compute ops (Add, Op, Reduce, Activation, Softmax, Pooling) take
  * FLOAT, DOUBLE, HALF or BFLOAT16 tensors, all of one type; HALF and BFLOAT16
  * are computed in float. SetTensor, ScaleTensor and TransformTensor also take
  * the integer types; TransformTensor converts between any two (integer
@@ -285,6 +285,104 @@ ANYDNN_API anydnnStatus_t anydnnSoftmaxBackward(anydnnHandle_t handle, anydnnSof
                                                 const anydnnTensorDescriptor_t yDesc, const void *y,
                                                 const anydnnTensorDescriptor_t dyDesc, const void *dy,
                                                 const void *beta, const anydnnTensorDescriptor_t dxDesc, void *dx);
+
+/* ---- Pooling ------------------------------------------------------------------------------- */
+
+/* Each output element reduces one window of x: output position o of a
+ * spatial dimension covers the input positions o * stride - padding ...
+ * o * stride - padding + window - 1, and positions outside 0 ... in - 1 are
+ * padding (never read). Output size per spatial dimension:
+ * 1 + (in + 2 * padding - window) / stride (rounded down). Since padding <
+ * window, every window holds at least one input element. */
+typedef enum {
+    ANYDNN_POOLING_MAX = 0,                           /* the largest element */
+    ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING = 1, /* sum / window size (padding counts as zeros) */
+    ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING = 2, /* sum / number of input elements in the window */
+    ANYDNN_POOLING_MAX_DETERMINISTIC = 3              /* MAX (on the CPU, MAX is deterministic too) */
+} anydnnPoolingMode_t;
+
+typedef struct anydnnPoolingStruct *anydnnPoolingDescriptor_t;
+
+ANYDNN_API anydnnStatus_t anydnnCreatePoolingDescriptor(anydnnPoolingDescriptor_t *poolingDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyPoolingDescriptor(anydnnPoolingDescriptor_t poolingDesc);
+/* A 2-d pooling (x of 4 dimensions). maxpoolingNanOpt applies to the MAX
+ * modes: PROPAGATE_NAN makes a window holding a NaN give NaN;
+ * NOT_PROPAGATE_NAN skips NaNs, so a window gives NaN only when all its input
+ * elements are NaN (never -inf for want of a value). BAD_PARAM: poolingDesc
+ * NULL; mode or maxpoolingNanOpt outside its enum; a window or stride < 1; a
+ * padding < 0 or >= its window. A failed set leaves the descriptor as it was. */
+ANYDNN_API anydnnStatus_t anydnnSetPooling2dDescriptor(anydnnPoolingDescriptor_t poolingDesc,
+                                                       anydnnPoolingMode_t mode,
+                                                       anydnnNanPropagation_t maxpoolingNanOpt, int windowHeight,
+                                                       int windowWidth, int verticalPadding, int horizontalPadding,
+                                                       int verticalStride, int horizontalStride);
+/* Any output pointer may be NULL. BAD_PARAM: poolingDesc NULL, never set, or
+ * set with other than 2 spatial dimensions. */
+ANYDNN_API anydnnStatus_t anydnnGetPooling2dDescriptor(const anydnnPoolingDescriptor_t poolingDesc,
+                                                       anydnnPoolingMode_t *mode,
+                                                       anydnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight,
+                                                       int *windowWidth, int *verticalPadding,
+                                                       int *horizontalPadding, int *verticalStride,
+                                                       int *horizontalStride);
+/* nbDims spatial dimensions (1 to ANYDNN_DIM_MAX - 2; the CPU backend runs 1
+ * to 3), outermost first (d, h, w): windowDimA, paddingA and strideA hold
+ * nbDims values each. Statuses as anydnnSetPooling2dDescriptor, and
+ * BAD_PARAM for nbDims out of range or a NULL array. */
+ANYDNN_API anydnnStatus_t anydnnSetPoolingNdDescriptor(anydnnPoolingDescriptor_t poolingDesc,
+                                                       const anydnnPoolingMode_t mode,
+                                                       const anydnnNanPropagation_t maxpoolingNanOpt, int nbDims,
+                                                       const int windowDimA[], const int paddingA[],
+                                                       const int strideA[]);
+/* Writes min(nbDimsRequested, the descriptor's nbDims) values to each array
+ * and the descriptor's spatial dimension count to *nbDims; mode, maxpoolingNanOpt
+ * and nbDims may be NULL. BAD_PARAM: poolingDesc NULL or never set,
+ * nbDimsRequested < 0, an array NULL when values are to be written. */
+ANYDNN_API anydnnStatus_t anydnnGetPoolingNdDescriptor(const anydnnPoolingDescriptor_t poolingDesc,
+                                                       int nbDimsRequested, anydnnPoolingMode_t *mode,
+                                                       anydnnNanPropagation_t *maxpoolingNanOpt, int *nbDims,
+                                                       int windowDimA[], int paddingA[], int strideA[]);
+/* The dimensions of y for x = inputTensorDesc (4 dimensions; N and C are
+ * x's). BAD_PARAM: a descriptor NULL or never set, poolingDesc not 2-d,
+ * x not 4-d, an output pointer NULL, a window larger than its padded input. */
+ANYDNN_API anydnnStatus_t anydnnGetPooling2dForwardOutputDim(const anydnnPoolingDescriptor_t poolingDesc,
+                                                             const anydnnTensorDescriptor_t inputTensorDesc, int *n,
+                                                             int *c, int *h, int *w);
+/* The same for nbDims = the input's dimension count (spatial + 2) values in
+ * outputTensorDimA. BAD_PARAM as the 2-d form, and when nbDims differs from
+ * inputTensorDesc's dimension count or poolingDesc's spatial count + 2. */
+ANYDNN_API anydnnStatus_t anydnnGetPoolingNdForwardOutputDim(const anydnnPoolingDescriptor_t poolingDesc,
+                                                             const anydnnTensorDescriptor_t inputTensorDesc,
+                                                             int nbDims, int outputTensorDimA[]);
+/* y = alpha * pool(x) + beta * y. x and y: the same type (FLOAT, DOUBLE,
+ * HALF or BFLOAT16; HALF and BFLOAT16 computed in float), spatial + 2
+ * dimensions, any strides (NCHW, NHWC, padded); y's dimensions are those of
+ * anydnnGetPoolingNdForwardOutputDim. alpha and beta are double for DOUBLE,
+ * else float; beta == 0 never reads y. y may not overlap x.
+ * BAD_PARAM: handle, a descriptor, x, y, alpha or beta NULL; a descriptor
+ * never set; dimension counts, y's dimensions or types that do not match; a
+ * window larger than its padded input; y overlapping x. NOT_SUPPORTED:
+ * integer tensors, more than 3 spatial dimensions. */
+ANYDNN_API anydnnStatus_t anydnnPoolingForward(anydnnHandle_t handle, const anydnnPoolingDescriptor_t poolingDesc,
+                                               const void *alpha, const anydnnTensorDescriptor_t xDesc,
+                                               const void *x, const void *beta,
+                                               const anydnnTensorDescriptor_t yDesc, void *y);
+/* dx = alpha * dpool(x, dy) + beta * dx. y and dy have the output's
+ * dimensions, x and dx the input's; all four the same type, any strides.
+ * MAX modes: each dy element goes to one input element of its window, the
+ * first in scan order (d, h, w increasing) whose x equals the window's max
+ * under the NaN option (the max is computed from x; y is not read); the
+ * contributions of overlapping windows are summed. AVERAGE modes: each dy
+ * element divided by the mode's count goes to every input element of its
+ * window (x and y are not read). Results are the same, bit for bit, for every
+ * thread count. beta == 0 never reads dx. dx may not overlap y, dy or x.
+ * Statuses as anydnnPoolingForward; BAD_PARAM also when y's and dy's or x's
+ * and dx's dimensions differ. */
+ANYDNN_API anydnnStatus_t anydnnPoolingBackward(anydnnHandle_t handle, const anydnnPoolingDescriptor_t poolingDesc,
+                                                const void *alpha, const anydnnTensorDescriptor_t yDesc,
+                                                const void *y, const anydnnTensorDescriptor_t dyDesc,
+                                                const void *dy, const anydnnTensorDescriptor_t xDesc,
+                                                const void *x, const void *beta,
+                                                const anydnnTensorDescriptor_t dxDesc, void *dx);
 
 #ifdef __cplusplus
 }

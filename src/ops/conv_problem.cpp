@@ -172,7 +172,7 @@ Status check_no_overlap(const void *out, const TensorLayout &out_l, const char *
     const std::uintptr_t o_end = o + static_cast<std::uintptr_t>(out_l.span()) * dtype_size(out_l.dt);
     const std::uintptr_t i_end = i + static_cast<std::uintptr_t>(in_l.span()) * dtype_size(in_l.dt);
     if (o < i_end && i < o_end)
-        return fail(ANYDNN_STATUS_BAD_PARAM, "%s overlaps %s: a convolution's output may not alias its inputs",
+        return fail(ANYDNN_STATUS_BAD_PARAM, "%s overlaps %s: an output may not alias the inputs it reads",
                     out_arg, in_arg);
     return kSuccess;
 }

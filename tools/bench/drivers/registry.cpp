@@ -1,9 +1,10 @@
-// The list of drivers: one line per op family. --pool, --bnorm and
-// --rnn join here as they are written.
+// The list of drivers: one line per op family. --bnorm and --rnn join
+// here as they are written.
 #include "core/driver.hpp"
 #include "drivers/binary.hpp"
 #include "drivers/conv.hpp"
 #include "drivers/eltwise.hpp"
+#include "drivers/pool.hpp"
 #include "drivers/reduction.hpp"
 #include "drivers/softmax.hpp"
 #include "drivers/transform.hpp"
@@ -19,6 +20,7 @@ const DriverInfo kDrivers[] = {
     {"softmax", kSoftmaxUsage, make_softmax_driver},
     {"reduction", kReductionUsage, make_reduction_driver},
     {"conv", kConvUsage, make_conv_driver},
+    {"pool", kPoolUsage, make_pool_driver},
 };
 
 }  // namespace

@@ -17,6 +17,7 @@ struct TransformProblem;
 struct SoftmaxProblem;
 struct ReductionProblem;
 struct ConvProblem;
+struct PoolProblem;
 
 namespace onednn {
 
@@ -41,6 +42,7 @@ std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in
 // and dst back, as a framework keeping plain tensors pays on every call (the
 // weights stay reordered once: frameworks cache them).
 std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in, bool timed_reorders = false);
+std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in);
 
 }  // namespace onednn
 }  // namespace anydnn_bench

@@ -1,0 +1,74 @@
+// The pooling kernel family: forward and backward of max and average
+// pooling over 1 to 3 spatial dimensions (normalized to d, h, w), any
+// strides. Declarations only; src/cpu/kernels/pooling.hpp implements them
+// once per ISA level.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/isa_table.hpp"
+#include "cpu/parallel.hpp"
+#include "ops/pooling_problem.hpp"
+
+namespace anydnn::cpu {
+
+// y = alpha * pool(x) + beta * y; strides in the order n, c, d, h, w.
+struct PoolingForwardArgs {
+    ops::PoolGeometry g;
+    ops::PoolStrides xs, ys;
+    const void *x;
+    void *y;
+    double alpha, beta;
+    // Vectorize over channels (x's channels are its innermost dimension,
+    // NHWC) rather than along an output row (NCHW).
+    bool channel_lanes;
+};
+
+// The backward pass's scratch: the gradient of a work item is summed in a
+// ring of input slabs, the slabs along `dim` (0 = d for 3-D problems, else
+// 1 = h: rows) that the windows of one output index along `dim` touch:
+// window[dim] slabs of `slab` pixels each (H x W, or W), input slab i in slot
+// i % window[dim]. A slab is final, and written to dx, once the outputs move
+// past it; a 112x112 max pool's ring is 3 rows.
+struct PoolingRing {
+    int dim;
+    int64_t slab;  // pixels per slab
+    int64_t slots;
+    int64_t elements() const { return slab * slots; }  // per channel lane
+};
+
+inline PoolingRing pooling_ring(const ops::PoolGeometry &g) {
+    // Rows need a single output plane along d, and one input plane.
+    const int dim = g.in[0] > 1 || g.out[0] > 1 ? 0 : 1;
+    return {dim, dim == 0 ? g.in[1] * g.in[2] : g.in[2], g.window[dim]};
+}
+
+// The most channels of a backward work item: 64, so that an NHWC item reads
+// whole pixels (with 16 the four items of a 64-channel pixel each streamed
+// x with one cache line in four used, and the pass was latency-bound).
+constexpr int64_t kPoolingBackwardMaxLanes = 64;
+
+// dx = alpha * dpool(x, dy) + beta * dx. A work item is one image's block of
+// `lanes` channels: its gradient is summed in its ring (PoolingRing) in the
+// compute type, channel fastest, in output scan order, then blended into dx
+// once, so each dx element's sum runs in the same order whatever the thread
+// count, and f16/bf16 are rounded once.
+struct PoolingBackwardArgs {
+    ops::PoolGeometry g;
+    ops::PoolStrides dys, xs, dxs;
+    const void *dy, *x;  // x: MAX only
+    void *dx;
+    double alpha, beta;
+    int64_t lanes;  // channels per work item, at most kPoolingBackwardMaxLanes
+    int64_t slots;  // rings; slot s runs items [items * s / slots, items * (s + 1) / slots)
+    void *scratch;  // slots * pooling_ring(g).elements() * lanes values of the compute type
+};
+
+struct PoolingKernels {
+    void (*forward)(const ExecContext &, const PoolingForwardArgs &);
+    void (*backward)(const ExecContext &, const PoolingBackwardArgs &);
+};
+
+ANYDNN_DECLARE_ISA_TABLE(PoolingKernels, pooling)
+
+}  // namespace anydnn::cpu

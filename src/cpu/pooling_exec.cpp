@@ -1,0 +1,45 @@
+#include "cpu/pooling_exec.hpp"
+
+#include <vector>
+
+#include "cpu/pooling.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+constexpr int64_t kScratchBudget = int64_t{1} << 20;  // bytes per ring that limit the lanes
+constexpr int64_t kBackwardGrain = 16384;             // x and dy elements per thread, at least
+
+}  // namespace
+
+void execute_pooling_forward(const Handle &h, const ops::PoolingForwardProblem &p, const void *x, void *y) {
+    // Channels as lanes when they are x's innermost dimension (NHWC) or
+    // rows are single pixels (global pooling of NCHW: a row lane would be alone).
+    const bool channel_lanes = p.xs.s[1] <= p.xs.s[4] || (p.geo.out[2] == 1 && p.geo.c > 1);
+    const PoolingForwardArgs a{p.geo, p.xs, p.ys, x, y, p.alpha, p.beta, channel_lanes};
+    pooling_kernels(h.isa).forward(ExecContext{h.threads()}, a);
+}
+
+void execute_pooling_backward(const Handle &h, const ops::PoolingBackwardProblem &p, const void *dy, const void *x,
+                              void *dx) {
+    const ops::PoolGeometry &g = p.geo;
+    const int64_t value = g.dt == ANYDNN_DATA_DOUBLE ? 8 : 4;
+    // The lanes depend on the geometry only, never on the thread count, so
+    // each dx element's sum order is fixed.
+    const int64_t ring = pooling_ring(g).elements();
+    int64_t lanes = kScratchBudget / (ring * value);
+    lanes = lanes < 1 ? 1 : lanes > kPoolingBackwardMaxLanes ? kPoolingBackwardMaxLanes : lanes;
+    lanes = lanes > g.c ? g.c : lanes;
+    const int64_t items = g.n * ((g.c + lanes - 1) / lanes);
+    const int64_t work = g.n * g.c * (g.in_pixels() + g.out_pixels() * g.window_size());
+    int64_t slots = work / kBackwardGrain + 1;
+    if (slots > h.threads()) slots = h.threads();
+    if (slots > items) slots = items;
+    std::vector<double> scratch((slots * ring * lanes * value + 7) / 8);
+    const PoolingBackwardArgs a{g,  p.dys,   p.xs,  p.dxs, dy, x, dx, p.alpha, p.beta, lanes,
+                                slots, scratch.data()};
+    pooling_kernels(h.isa).backward(ExecContext{h.threads()}, a);
+}
+
+}  // namespace anydnn::cpu

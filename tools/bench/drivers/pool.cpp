@@ -1,0 +1,187 @@
+#include "drivers/pool.hpp"
+
+#include "core/anydnn_util.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "onednn/adaptor.hpp"
+
+namespace anydnn_bench {
+
+const char kPoolUsage[] =
+    "    --alg=max|avg_np|avg_p (exclude / include padding) --dt=f32|f64|f16|bf16 --tag=nchw|nhwc\n"
+    "    --mb=N (0: the problem's); problem: benchdnn's, e.g. mb16ic64_ih112oh56_kh3sh2ph1\n";
+
+namespace {
+
+const std::initializer_list<std::pair<const char *, anydnnPoolingMode_t>> kAlgs = {
+    {"max", ANYDNN_POOLING_MAX},
+    {"avg_np", ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING},
+    {"avg_p", ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING},
+    {"pooling_max", ANYDNN_POOLING_MAX},
+    {"pooling_avg_exclude_padding", ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING},
+    {"pooling_avg_include_padding", ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING}};
+
+class PoolDesc {
+public:
+    explicit PoolDesc(const PoolProblem &p) {
+        check(anydnnCreatePoolingDescriptor(&d_), "anydnnCreatePoolingDescriptor");
+        std::vector<int> window, pad, stride;
+        for (int a = 3 - p.spatial_rank(); a < 3; ++a) {
+            window.push_back(int(p.shape.k[a]));
+            pad.push_back(int(p.shape.p[a]));
+            stride.push_back(int(p.shape.s[a]));
+        }
+        const anydnnStatus_t s = anydnnSetPoolingNdDescriptor(d_, p.alg, ANYDNN_NOT_PROPAGATE_NAN, p.spatial_rank(),
+                                                              window.data(), pad.data(), stride.data());
+        if (s != ANYDNN_STATUS_SUCCESS) {
+            anydnnDestroyPoolingDescriptor(d_);
+            check(s, "anydnnSetPoolingNdDescriptor");
+        }
+    }
+    ~PoolDesc() { anydnnDestroyPoolingDescriptor(d_); }
+    PoolDesc(const PoolDesc &) = delete;
+    PoolDesc &operator=(const PoolDesc &) = delete;
+    operator anydnnPoolingDescriptor_t() const { return d_; }
+
+private:
+    anydnnPoolingDescriptor_t d_ = nullptr;
+};
+
+class AnydnnPool final : public Case {
+public:
+    AnydnnPool(const PoolProblem &p, anydnnHandle_t h, const Inputs &in)
+        : p_(p), h_(h), in_(in), pd_(p), xd_(p.dt, p.src_dims(), p.tag), yd_(p.dt, p.dst_dims(), p.tag),
+          out_(p.dt, elements(p.dst_dims())) {
+        const Dims expected = p.dst_dims();
+        std::vector<int> got(expected.size());
+        check(anydnnGetPoolingNdForwardOutputDim(pd_, xd_, int(got.size()), got.data()),
+              "anydnnGetPoolingNdForwardOutputDim");
+        if (Dims(got.begin(), got.end()) != expected)
+            throw LibraryError("anydnnGetPoolingNdForwardOutputDim: " + dims_string(Dims(got.begin(), got.end())) +
+                               ", the descriptor gives " + dims_string(expected));
+    }
+
+    void run() override {
+        const Scalar one(1), zero(0);
+        check(anydnnPoolingForward(h_, pd_, one.get(p_.dt), xd_, in_[PoolProblem::kSrc].data(), zero.get(p_.dt),
+                                   yd_, out_.data()),
+              "anydnnPoolingForward");
+    }
+    std::vector<Buffer *> outputs() override { return {&out_}; }
+
+private:
+    const PoolProblem &p_;
+    anydnnHandle_t h_;
+    const Inputs &in_;
+    PoolDesc pd_;
+    TensorDesc xd_, yd_;
+    Buffer out_;
+};
+
+// benchdnn's pool descriptor through the conv parser: '_' separators
+// dropped (not the one of "_n" before a name) and oc taken as ic.
+ConvShape parse_pool_shape(std::string_view text) {
+    std::string conv = "oc1";
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '_' && !(i + 1 < text.size() && text[i + 1] == 'n')) continue;
+        if (text[i] == 'n' || text[i] == '_') {
+            conv += text.substr(i);  // the name, verbatim
+            break;
+        }
+        conv += text[i];
+    }
+    ConvShape s = parse_conv_shape(conv);
+    const std::string where = "pool problem '" + std::string(text) + "': ";
+    if (s.g != 1) throw ParseError(where + "pooling has no groups (g)");
+    for (int a = 0; a < 3; ++a) {
+        if (s.d[a] != 0) throw ParseError(where + "pooling has no dilation (d" + std::string(1, "dhw"[a]) + ")");
+        if (s.p[a] >= s.k[a])
+            throw ParseError(where + "padding " + std::to_string(s.p[a]) + " is not smaller than the window " +
+                             std::to_string(s.k[a]));
+    }
+    s.oc = s.ic;
+    return s;
+}
+
+class PoolDriver final : public Driver {
+public:
+    bool parse_option(std::string_view key, std::string_view value) override {
+        const std::string option = "--" + std::string(key);
+        if (key == "alg")
+            p_.alg = parse_choice(value, option, kAlgs);
+        else if (key == "dir")  // forward only, for now
+            parse_choice<bool>(value, option, {{"fwd", true}, {"FWD_D", true}, {"FWD_I", true}});
+        else if (key == "dt")
+            p_.dt = parse_float_dt(value, option);
+        else if (key == "tag")
+            p_.tag = parse_tag(value, option);
+        else if (key == "mb")
+            mb_ = parse_int(value, option, 0);
+        else
+            return false;
+        return true;
+    }
+
+    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
+        auto p = std::make_unique<PoolProblem>(p_);
+        p->shape = parse_pool_shape(descriptor);
+        if (mb_ > 0) p->shape.mb = mb_;
+        return p;
+    }
+
+private:
+    PoolProblem p_;
+    int64_t mb_ = 0;  // --mb; 0: the descriptor's
+};
+
+Dims spatial(const PoolProblem &p, const int64_t *v) {
+    Dims d;
+    for (int a = 3 - p.spatial_rank(); a < 3; ++a) d.push_back(v[a]);
+    return d;
+}
+
+Dims concat(Dims head, const Dims &tail) {
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+}
+
+}  // namespace
+
+Dims PoolProblem::src_dims() const { return concat({shape.mb, shape.ic}, spatial(*this, shape.i)); }
+Dims PoolProblem::dst_dims() const { return concat({shape.mb, shape.ic}, spatial(*this, shape.o)); }
+
+std::string PoolProblem::repro() const {
+    ConvShape s = shape;
+    std::string conv = to_string(s);  // "mb..ic..oc..": drop the oc field
+    const size_t oc = conv.find("oc");
+    if (oc != std::string::npos) {
+        size_t end = oc + 2;
+        while (end < conv.size() && conv[end] >= '0' && conv[end] <= '9') ++end;
+        conv.erase(oc, end - oc);
+    }
+    return std::string("--pool --alg=") + choice_name(alg, kAlgs) + " --dt=" + dt_name(dt) + " --tag=" +
+           tag_name(tag) + " " + conv;
+}
+
+double PoolProblem::bytes() const {
+    return double((elements(src_dims()) + elements(dst_dims())) * int64_t(dt_size(dt)));
+}
+
+double PoolProblem::tolerance() const { return storage_tolerance(dt); }
+
+Inputs PoolProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
+    Inputs in;
+    in.emplace_back(dt, elements(src_dims()));
+    in[kSrc].fill_uniform(seed, -1, 1);
+    return in;
+}
+
+std::unique_ptr<Case> PoolProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
+    return std::make_unique<AnydnnPool>(*this, h, in);
+}
+
+std::unique_ptr<Case> PoolProblem::onednn_case(const Inputs &in) const { return onednn::pool_case(*this, in); }
+
+std::unique_ptr<Driver> make_pool_driver() { return std::make_unique<PoolDriver>(); }
+
+}  // namespace anydnn_bench
