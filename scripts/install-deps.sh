@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing anydnn needs on Debian/Ubuntu: a C++20
-# compiler with OpenMP, CMake >= 3.25, Ninja and GoogleTest. Does nothing
+# compiler with OpenMP, CMake >= 3.25, Ninja, GoogleTest and zlib (the MNIST
+# demo reads gzip-compressed IDX files). Does nothing
 # when everything is already there; needs root (or sudo) otherwise.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build libgtest-dev pkg-config)
+packages=(g++ cmake ninja-build libgtest-dev pkg-config zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

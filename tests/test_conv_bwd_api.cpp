@@ -197,11 +197,12 @@ TEST_F(ConvBwdApi, CountsRankingAndFind) {
     ASSERT_OK(anydnnFindConvolutionBackwardFilterAlgorithm(handle_, setup_.x->desc(), grad_y_->desc(), setup_.conv, setup_.filter, 2,
                                                            &returned, fperf));
     ASSERT_EQ(returned, 2);
-    for (const auto &p : fperf) {
-        EXPECT_EQ(p.status, ANYDNN_STATUS_SUCCESS);
-        EXPECT_GE(p.time, 0);
-    }
-    EXPECT_LE(fperf[0].time, fperf[1].time);
+    // Timed ones first, fastest first; one the model puts beyond 10x the
+    // cheapest is listed untimed (time -1).
+    for (const auto &p : fperf) EXPECT_EQ(p.status, ANYDNN_STATUS_SUCCESS);
+    EXPECT_GE(fperf[0].time, 0);
+    if (fperf[1].time >= 0) EXPECT_LE(fperf[0].time, fperf[1].time);
+    else EXPECT_EQ(fperf[1].time, -1);
 
     // FindEx with no workspace: ALGO_1 cannot fit, ALGO_0 is timed.
     ASSERT_OK(anydnnFindConvolutionBackwardDataAlgorithmEx(handle_, setup_.filter, setup_.w->data(), grad_y_->desc(), grad_y_->data(),

@@ -67,6 +67,15 @@ struct ConvPrecompPlan {
 // have any stride.
 bool conv_packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner);
 
+// A convolution whose single output pixel reads its whole input (a fully
+// connected layer written as a convolution: out = 1, pad 0, in = k in every
+// dimension, one group, no flip), with x's and w's (c, d, h, w) laid out
+// alike and packed, is one GEMM over the images: N pixels of C * taps
+// channels, the image stride as the pixel stride. *out is that 1 x 1
+// geometry (g itself otherwise); the GEMM algorithms plan and run on it,
+// which turns N per-image matrix-vector products into one GEMM.
+ops::ConvGeometry conv_gemm_geometry(const ops::ConvGeometry &g);
+
 // The geometry part of a plan, shared by the three directions: planes,
 // residues, taps, x in place, the filter's reorder, m_virtual.
 // NOT_SUPPORTED (with a message) beyond kConvMaxTaps or kConvMaxStride.
@@ -89,12 +98,14 @@ struct ConvBackwardPlan {
     int64_t dy_image_elems = 0;  // per image, 0 when dy_direct
     int64_t images = 1;          // filter: images per batch-reduce GEMM (fixed by memory, not threads)
     // Filter: the k[2] taps of a filter row in one GEMM. With stride and
-    // dilation 1 along w, channels last and one group, tap kw's rows are the
-    // kw = 0 tap's shifted by kw pixels, that is by kw * C elements: the row's
+    // dilation 1 along w and one group, tap kw's input is the kw = 0 tap's
+    // shifted by kw pixels: channels last, by kw * C elements, so the row's
     // taps side by side are one matrix of k[2] * C columns with leading
-    // dimension C (overlapping rows), and the row's filter gradient, K x
-    // k[2] * C, is a KRSC filter's own memory. dy is then packed once per
-    // filter row instead of once per tap.
+    // dimension C (overlapping rows); channels first with C = 1 (a first
+    // layer), by kw elements: k[2] rows with leading dimension 1. The row's
+    // filter gradient, K x k[2] * C, is then the filter's own memory (KRSC,
+    // or any layout when C = 1), and dy is packed once per filter row
+    // instead of once per tap.
     bool merge_w_taps = false;
     bool outer_parallel = false; // workers take whole images (data) or whole taps (filter)
     int workers = 1;

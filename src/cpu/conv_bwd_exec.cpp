@@ -20,6 +20,14 @@ constexpr std::size_t kFilterBatchBytes = std::size_t{32} << 20;
 
 enum class Direction { data, filter };
 
+// p on conv_gemm_geometry.
+ops::ConvBackwardProblem gemm_problem(const ops::ConvBackwardProblem &p) {
+    ops::ConvBackwardProblem q = p;
+    q.geo = conv_gemm_geometry(p.geo);
+    return q;
+}
+
+// Plans the GEMM algorithm on p, which is already on conv_gemm_geometry.
 Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, ConvBackwardPlan *out) {
     const ops::ConvGeometry &g = p.geo;
     ConvBackwardPlan &bp = *out;
@@ -74,8 +82,8 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     }
     bp.images = image_bytes == 0 ? g.n
                                  : std::clamp<int64_t>(static_cast<int64_t>(kFilterBatchBytes / image_bytes), 1, g.n);
-    bp.merge_w_taps = pl.channels_last && pl.w_direct && !g.flip && g.groups == 1 && g.k[2] > 1 &&
-                      g.stride[2] == 1 && g.dil[2] == 1 && g.ws[4] == g.icg;
+    bp.merge_w_taps = (pl.channels_last || g.icg == 1) && pl.w_direct && !g.flip && g.groups == 1 &&
+                      g.k[2] > 1 && g.stride[2] == 1 && g.dil[2] == 1 && g.ws[4] == g.icg;
     const int64_t gemms = bp.merge_w_taps ? g.k[0] * g.k[1] : g.groups * pl.taps;
     const int64_t gemm_n = bp.merge_w_taps ? g.k[2] * g.icg : g.icg;
     // Whole GEMMs per thread when there are enough of them (their C, K x C,
@@ -131,7 +139,7 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
     }
     if (static_cast<int>(algo) == 1) {
         ConvBackwardPlan bp;
-        ANYDNN_TRY(plan_backward(h, p, dir, &bp));
+        ANYDNN_TRY(plan_backward(h, gemm_problem(p), dir, &bp));
         *bytes = bp.workspace_bytes;
         return kSuccess;
     }
@@ -146,11 +154,14 @@ double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     const ops::ConvGeometry &g = p.geo;
     const double flops = g.flops();
     if (algo != 1) return flops * 20;
-    if (g.icg == 1) return flops * 64;
+    if (g.icg == 1 && g.groups > 1) return flops * 64;
+    const ops::ConvBackwardProblem q = gemm_problem(p);
     ConvBackwardPlan bp;
-    plan_backward(h, p, dir, &bp);
-    const int64_t narrow = dir == Direction::data ? g.ocg : std::min(g.icg, g.ocg);
-    const double junk = static_cast<double>(bp.planes.plane_pixels) / static_cast<double>(g.out_pixels());
+    plan_backward(h, q, dir, &bp);
+    // The GEMM's short side: data m = pixels, n = C, k = K; filter m = K, n = C (times the merged taps).
+    const int64_t n = q.geo.icg * (bp.merge_w_taps ? q.geo.k[2] : 1);
+    const int64_t narrow = std::min(n, q.geo.ocg);
+    const double junk = static_cast<double>(bp.planes.plane_pixels) / static_cast<double>(q.geo.out_pixels());
     return flops * std::max(1.0, junk) / std::min(1.0, static_cast<double>(narrow) / 16.0);
 }
 
@@ -171,9 +182,10 @@ void execute_conv_bwd_data(const Handle &h, const ops::ConvBackwardProblem &p, a
     const ConvBwdDataKernels &k = conv_bwd_data_kernels(h.isa);
     const ExecContext ctx{h.threads()};
     if (algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1) {
+        const ops::ConvBackwardProblem q = gemm_problem(p);
         ConvBackwardPlan bp;
-        plan_backward(h, p, Direction::data, &bp);
-        k.gemm(ctx, p, bp, o, workspace);
+        plan_backward(h, q, Direction::data, &bp);
+        k.gemm(ctx, q, bp, o, workspace);
     } else {
         k.direct(ctx, p, o);
     }
@@ -184,9 +196,10 @@ void execute_conv_bwd_filter(const Handle &h, const ops::ConvBackwardProblem &p,
     const ConvBwdFilterKernels &k = conv_bwd_filter_kernels(h.isa);
     const ExecContext ctx{h.threads()};
     if (algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_1) {
+        const ops::ConvBackwardProblem q = gemm_problem(p);
         ConvBackwardPlan bp;
-        plan_backward(h, p, Direction::filter, &bp);
-        k.gemm(ctx, p, bp, o, workspace);
+        plan_backward(h, q, Direction::filter, &bp);
+        k.gemm(ctx, q, bp, o, workspace);
     } else {
         k.direct(ctx, p, o);
     }

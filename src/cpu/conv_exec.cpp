@@ -35,6 +35,42 @@ bool channels_last_orientation(const ops::ConvGeometry &g) {
 
 }  // namespace
 
+ops::ConvGeometry conv_gemm_geometry(const ops::ConvGeometry &g) {
+    if (g.groups != 1 || g.flip) return g;
+    for (int d = 0; d < 3; ++d)
+        if (g.out[d] != 1 || g.pad[d] != 0 || g.in[d] != g.k[d]) return g;
+    // x's (c, d, h, w) strides are w's and make a packed block.
+    const int64_t ext[4] = {g.icg, g.in[0], g.in[1], g.in[2]};
+    std::pair<int64_t, int64_t> dims[4];  // (stride, extent) of the dimensions longer than 1
+    int count = 0;
+    for (int i = 0; i < 4; ++i) {
+        if (ext[i] == 1) continue;
+        if (g.xs[1 + i] != g.ws[1 + i]) return g;
+        dims[count++] = {g.xs[1 + i], ext[i]};
+    }
+    for (int i = 1; i < count; ++i)  // insertion sort by stride (std::sort draws a false -Warray-bounds)
+        for (int j = i; j > 0 && dims[j].first < dims[j - 1].first; --j) std::swap(dims[j], dims[j - 1]);
+    int64_t expected = 1;
+    for (int i = 0; i < count; ++i) {
+        if (dims[i].first != expected) return g;
+        expected *= dims[i].second;
+    }
+    ops::ConvGeometry f = g;
+    f.n = 1;
+    f.icg = g.icg * g.taps();
+    for (int d = 0; d < 3; ++d) {
+        f.in[d] = f.out[d] = f.k[d] = f.stride[d] = f.dil[d] = 1;
+        f.pad[d] = 0;
+    }
+    f.in[2] = f.out[2] = g.n;
+    const int64_t xs0 = g.xs[0], ys0 = g.ys[0], ws0 = g.ws[0], ys1 = g.ys[1];
+    for (int i = 0; i < 5; ++i) f.xs[i] = f.ws[i] = f.ys[i] = 0;
+    f.xs[0] = xs0 * g.n, f.xs[1] = 1, f.xs[4] = xs0;
+    f.ws[0] = ws0, f.ws[1] = 1;
+    f.ys[0] = ys0 * g.n, f.ys[1] = ys1, f.ys[4] = ys0;
+    return f;
+}
+
 Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *out) {
     if (g.taps() > kConvMaxTaps)
         return fail(ANYDNN_STATUS_NOT_SUPPORTED,
@@ -109,7 +145,8 @@ Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *out) {
         pl.image_elems = pl.phases * pl.plane_pixels * ic;
     }
 
-    pl.w_direct = same_type && g.ws[1] == 1 && g.ws[0] >= g.icg;
+    // (With one input channel per group, the C stride is never used.)
+    pl.w_direct = same_type && (g.ws[1] == 1 || g.icg == 1) && g.ws[0] >= g.icg;
     pl.w_ld = pl.w_direct ? g.ws[0] : g.icg;
     pl.wr_elems = pl.w_direct ? 0 : g.groups * pl.taps * g.ocg * g.icg;
 
@@ -161,6 +198,18 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     return kSuccess;
 }
 
+// p on conv_gemm_geometry (z's strides moved as y's).
+ops::ConvForwardProblem gemm_problem(const ops::ConvForwardProblem &p) {
+    ops::ConvForwardProblem q = p;
+    q.geo = conv_gemm_geometry(p.geo);
+    if (q.geo.n != p.geo.n) {
+        const int64_t zs0 = p.zs[0], zs1 = p.zs[1];
+        for (int i = 0; i < 5; ++i) q.zs[i] = 0;
+        q.zs[0] = zs0 * p.geo.n, q.zs[1] = zs1, q.zs[4] = zs0;
+    }
+    return q;
+}
+
 const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
@@ -175,18 +224,21 @@ const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
     }
 }
 
-// Relative speeds of the model: the GEMM runs at 1; IMPLICIT_GEMM's scalar
-// loops at about 1/20 of it; for depthwise problems (a GEMM with k = taps)
-// the GEMM at 1/16 and DIRECT's vector loops at 1/2.
+// Relative speeds of the model: the GEMM runs at 1, slower when its
+// reduction is short (per group: C/groups per tap, a GEMM call per group;
+// one group: the batch-reduce over taps is one long reduction, so C * taps);
+// IMPLICIT_GEMM's scalar loops at about 1/20; DIRECT's vector loops at 1/2,
+// 1/8 with channel multipliers (their L1 blocks instead of registers).
 double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo, const ConvPrecompPlan *pl) {
     const double flops = g.flops();
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
         const double junk = static_cast<double>(pl->m_virtual) / static_cast<double>(g.out_pixels());
-        const double k_eff = std::min(1.0, static_cast<double>(g.icg) / 16.0);
+        const int64_t k = g.groups == 1 ? g.icg * g.taps() : g.icg;
+        const double k_eff = std::min(1.0, static_cast<double>(k) / 16.0);
         return flops * junk / k_eff;
     }
-    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: return flops * 2;
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: return flops * (g.ocg == 1 ? 2 : 8);
     default: return flops * 20;
     }
 }
@@ -209,7 +261,7 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: *bytes = 0; return kSuccess;
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
         ConvPrecompPlan pl;
-        ANYDNN_TRY(plan_precomp(h, p, &pl));
+        ANYDNN_TRY(plan_precomp(h, gemm_problem(p), &pl));
         *bytes = pl.workspace_bytes;
         return kSuccess;
     }
@@ -240,9 +292,10 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
     const ExecContext ctx{h.threads()};
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
+        const ops::ConvForwardProblem q = gemm_problem(p);
         ConvPrecompPlan pl;
-        plan_precomp(h, p, &pl);
-        k.precomp(ctx, p, pl, o, workspace);
+        plan_precomp(h, q, &pl);
+        k.precomp(ctx, q, pl, o, workspace);
         return;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;
@@ -256,9 +309,11 @@ void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, 
         out, ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, math,
         [&](anydnnConvolutionFwdAlgo_t algo, std::size_t *bytes) { return conv_forward_workspace(h, p, algo, bytes); },
         [&](anydnnConvolutionFwdAlgo_t algo) {
+            if (algo != ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return modeled_cost(p.geo, algo, nullptr);
+            const ops::ConvForwardProblem q = gemm_problem(p);
             ConvPrecompPlan pl;
-            if (algo == ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) plan_precomp(h, p, &pl);
-            return modeled_cost(p.geo, algo, &pl);
+            plan_precomp(h, q, &pl);
+            return modeled_cost(q.geo, algo, &pl);
         });
 }
 

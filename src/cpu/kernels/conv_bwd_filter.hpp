@@ -86,7 +86,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             if (pl.channels_last) {
                 a.trans_a = true, a.lda = bp.dy_pix_stride, a.ldb = pl.pix_stride;
             } else {
-                a.lda = bp.dy_chan_stride, a.trans_b = true, a.ldb = pl.chan_stride;
+                a.lda = bp.dy_chan_stride, a.trans_b = true, a.ldb = bp.merge_w_taps ? 1 : pl.chan_stride;
             }
             // The filter itself takes alpha and beta; the sums get them when written out.
             if (pl.w_direct) {
