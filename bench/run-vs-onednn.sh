@@ -2,8 +2,9 @@
 # Builds anydnn-bench with oneDNN from PyPI and runs --peak, the standard
 # memory-bound list (tools/bench/lists/memory_bound_64mib.txt) and the conv
 # lists (ResNet-50 at mb1 and mb16, MobileNet v2 and VGG-16 at mb1, nhwc and
-# nchw, perf mode) against oneDNN, printing the tables (also written as text,
-# CSV and JSON into the build directory).
+# nchw, perf mode; ResNet-50 at mb16 also backward data and backward weights)
+# against oneDNN, printing the tables (also written as text, CSV and JSON into
+# the build directory).
 #
 # Environment:
 #   BUILD_DIR            build directory (default build/bench-onednn)
@@ -70,6 +71,12 @@ for tag in nhwc nchw; do
   run_conv "conv_resnet50_${tag}_mb16" "$lists/conv_resnet50.txt" --tag="$tag" --mb=16
   run_conv "conv_mobilenet_v2_${tag}_mb1" "$lists/conv_mobilenet_v2.txt" --tag="$tag"
   run_conv "conv_vgg16_${tag}_mb1" "$lists/conv_vgg16.txt" --tag="$tag"
+done
+# Training: the backward passes at a training batch size.
+for dir in bwd_d bwd_w; do
+  for tag in nhwc nchw; do
+    run_conv "conv_resnet50_${dir}_${tag}_mb16" "$lists/conv_resnet50.txt" --dir="$dir" --tag="$tag" --mb=16
+  done
 done
 echo
 echo "results: $build/memory_bound.csv $build/memory_bound.json, $build/conv_*.{txt,csv,json}"

@@ -38,9 +38,10 @@ std::unique_ptr<Case> binary_case(const BinaryProblem &p, const Inputs &in);
 std::unique_ptr<Case> transform_case(const TransformProblem &p, const Inputs &in);
 std::unique_ptr<Case> softmax_case(const SoftmaxProblem &p, const Inputs &in);
 std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in);
-// timed_reorders: run() also reorders the user's src into oneDNN's layout
-// and dst back, as a framework keeping plain tensors pays on every call (the
-// weights stay reordered once: frameworks cache them).
+// Every --dir (BWD_B as a reduction). timed_reorders: run() also reorders
+// the user's activations (src, diff_dst) into oneDNN's layouts and the output
+// back, as a framework keeping plain tensors pays on every call (the weights
+// stay reordered once: frameworks cache them).
 std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in, bool timed_reorders = false);
 std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in);
 

@@ -3,6 +3,7 @@
 // lists shipped in lists/conv_*.txt.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -146,6 +147,73 @@ TEST(ConvShape, CommandLine) {
               "--conv --dir=FWD_D --fused --dt=f32 --tag=nhwc --alg=auto mb4ic2ih4oc2oh2kh3");
     EXPECT_THROW(parse_command_line(std::vector<std::string>{"--conv", "--alg=fft", "ic2ih4oc2"}), ParseError);
     EXPECT_THROW(parse_command_line(std::vector<std::string>{"--conv", "--frob"}), ParseError);
+}
+
+// The backward directions: reproducers, algorithms per direction, and the
+// counts the report divides by.
+TEST(ConvShape, BackwardDirections) {
+    const auto problem = [](std::vector<std::string> args) {
+        Plan plan = parse_command_line(args);
+        EXPECT_EQ(plan.problems.size(), 1u);
+        return std::move(plan.problems.at(0).problem);
+    };
+    EXPECT_EQ(problem({"--conv", "--dir=bwd_w", "--tag=nhwc", "--alg=algo1", "mb2ic8ih9oc12kh3ph1"})->repro(),
+              "--conv --dir=BWD_W --dt=f32 --tag=nhwc --alg=algo1 mb2ic8ih9oc12oh9kh3ph1");
+    EXPECT_EQ(problem({"--conv", "--dir=BWD_D", "mb2ic8ih9oc12kh3ph1"})->repro(),
+              "--conv --dir=BWD_D --dt=f32 --tag=nchw --alg=auto mb2ic8ih9oc12oh9kh3ph1");
+    EXPECT_EQ(problem({"--conv", "--dir=bwd_b", "mb2ic8ih9oc12kh3ph1"})->repro(),
+              "--conv --dir=BWD_B --dt=f32 --tag=nchw --alg=auto mb2ic8ih9oc12oh9kh3ph1");
+
+    // src 2x8x9x9, wei 12x8x3x3, dst 2x12x9x9, bias 12; f32.
+    const int64_t src = 1296, wei = 864, dst = 1944, bias = 12;
+    const double fwd_flops = 2.0 * 2 * 12 * 81 * 72;
+    const auto fwd = problem({"--conv", "mb2ic8ih9oc12kh3ph1"});
+    const auto bwd_d = problem({"--conv", "--dir=bwd_d", "mb2ic8ih9oc12kh3ph1"});
+    const auto bwd_w = problem({"--conv", "--dir=bwd_w", "mb2ic8ih9oc12kh3ph1"});
+    const auto bwd_b = problem({"--conv", "--dir=bwd_b", "mb2ic8ih9oc12kh3ph1"});
+    EXPECT_EQ(fwd->flops(), fwd_flops);
+    EXPECT_EQ(bwd_d->flops(), fwd_flops);
+    EXPECT_EQ(bwd_w->flops(), fwd_flops);
+    EXPECT_EQ(bwd_b->flops(), 0);
+    EXPECT_EQ(fwd->bytes(), (src + wei + dst) * 4);
+    EXPECT_EQ(bwd_d->bytes(), (wei + dst + src) * 4);
+    EXPECT_EQ(bwd_w->bytes(), (src + dst + wei) * 4);
+    EXPECT_EQ(bwd_b->bytes(), (dst + bias) * 4);
+
+    // The tolerance grows with the length of each output's sum: ic/g * taps
+    // forward (576 here), oc/g * taps for BWD_D (1152), mb * output pixels
+    // for BWD_W and BWD_B (50176).
+    const std::string big = "mb16ic64ih56oc128kh3ph1";
+    EXPECT_NEAR(problem({"--conv", big})->tolerance(), 1e-5 * 24 / 16, 1e-12);
+    EXPECT_NEAR(problem({"--conv", "--dir=bwd_d", big})->tolerance(), 1e-5 * std::sqrt(1152.0) / 16, 1e-12);
+    EXPECT_NEAR(problem({"--conv", "--dir=bwd_w", big})->tolerance(), 1e-5 * 224 / 16, 1e-12);
+    EXPECT_NEAR(problem({"--conv", "--dir=bwd_b", big})->tolerance(), 1e-5 * 224 / 16, 1e-12);
+}
+
+std::string command_line_error(std::vector<std::string> args) {
+    try {
+        parse_command_line(args);
+    } catch (const ParseError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ConvShape, AlgorithmsBelongToTheirDirection) {
+    const std::pair<std::vector<std::string>, const char *> rejected[] = {
+        {{"--conv", "--dir=bwd_d", "--alg=precomp", "ic2ih4oc2"}, "--alg=precomp is a forward algorithm"},
+        {{"--conv", "--dir=BWD_W", "--alg=direct", "ic2ih4oc2"}, "--alg=direct is a forward algorithm"},
+        {{"--conv", "--alg=algo1", "ic2ih4oc2"}, "--alg=algo1 is a backward algorithm"},
+        {{"--conv", "--dir=bwd_b", "--alg=algo0", "ic2ih4oc2"}, "--dir=BWD_B has no algorithm to choose"},
+        {{"--conv", "--dir=bwd_d", "--fused", "ic2ih4oc2"}, "--fused is forward only"},
+        {{"--conv", "--dir=bwd", "ic2ih4oc2"}, "--dir"},
+    };
+    for (const auto &[args, part] : rejected) {
+        const std::string msg = command_line_error(args);
+        EXPECT_NE(msg.find(part), std::string::npos) << "message: " << msg << "\nexpected: " << part;
+    }
+    EXPECT_EQ(command_line_error({"--conv", "--dir=bwd_d", "--alg=algo0", "ic2ih4oc2", "--dir=bwd_w", "ic2ih4oc2"}),
+              "");
 }
 
 // Every line of the shipped lists parses, and its canonical form parses

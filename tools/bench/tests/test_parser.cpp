@@ -116,6 +116,9 @@ TEST(BenchParser, ReproducersRoundTrip) {
         {"--reorder", "--sdt=f32", "--ddt=s8", "--stag=nhwc", "--dtag=nchw", "2x3x4x5"},
         {"--softmax", "--alg=logsoftmax", "--axis=0", "64x1000"},
         {"--reduction", "--alg=norm2", "--dt=f64", "16x64x56x56:16x64x1x1"},
+        {"--conv", "--dir=bwd_d", "--tag=nhwc", "--alg=algo0", "g4mb2ic16ih12oc32kh3sh2ph1"},
+        {"--conv", "--dir=bwd_w", "--dt=bf16", "mb2ic8ih9oc12kh3ph1n\"named\""},
+        {"--conv", "--dir=bwd_b", "mb2ic8ih9oc12kh3ph1"},
     };
     for (const auto &line : lines) {
         const Plan first = parse(line);
