@@ -73,10 +73,13 @@ void write_curve_svg(const std::string &path, const std::vector<EpochStats> &epo
         const double y = kTop + plot_h * t / 4.0;
         out << "<line x1='" << kLeft << "' x2='" << kLeft + plot_w << "' y1='" << y << "' y2='" << y
             << "' stroke='#eee'/>\n";
-        out << "<text x='" << kLeft - 6 << "' y='" << y + 4 << "' text-anchor='end' fill='#c0392b'>"
-            << max_loss * (1 - t / 4.0) << "</text>\n";
-        out << "<text x='" << kLeft + plot_w + 6 << "' y='" << y + 4 << "' fill='#2471a3'>" << 100 * (1 - t / 4.0)
-            << "%</text>\n";
+        char loss_label[32], acc_label[32];
+        std::snprintf(loss_label, sizeof loss_label, "%.2f", max_loss * (1 - t / 4.0));
+        std::snprintf(acc_label, sizeof acc_label, "%.0f%%", 100 * (1 - t / 4.0));
+        out << "<text x='" << kLeft - 6 << "' y='" << y + 4 << "' text-anchor='end' fill='#c0392b'>" << loss_label
+            << "</text>\n";
+        out << "<text x='" << kLeft + plot_w + 6 << "' y='" << y + 4 << "' fill='#2471a3'>" << acc_label
+            << "</text>\n";
     }
     for (size_t i = 0; i < n; ++i)
         out << "<text x='" << x_of(i) << "' y='" << kTop + plot_h + 16 << "' text-anchor='middle'>" << i + 1
