@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing anydnn needs on Debian/Ubuntu: a C++20
 # compiler with OpenMP, CMake >= 3.25, Ninja, GoogleTest and zlib (the MNIST
-# demo reads gzip-compressed IDX files). Does nothing
+# demo reads gzip-compressed IDX files); the deployment tests also use
+# pkg-config, binutils (readelf, objdump) and python3 (to read the doctor's
+# JSON). Does nothing
 # when everything is already there; needs root (or sudo) otherwise.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build libgtest-dev pkg-config zlib1g-dev)
+packages=(g++ cmake ninja-build libgtest-dev pkg-config zlib1g-dev binutils python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -99,6 +99,33 @@ TEST(Handle, DeviceFromEnvironment) {
     unsetenv("ANYDNN_DEVICE");
 }
 
+// A program compiled against other headers learns it from handle creation:
+// another major, or a newer minor than the library's, is VERSION_MISMATCH
+// with both versions and the library's file in the message.
+TEST(Handle, CreateChecksTheHeaderVersion) {
+    anydnnHandle_t h = nullptr;
+    EXPECT_STATUS(anydnnCreateForVersion(&h, (ANYDNN_MAJOR + 1) * 10000), ANYDNN_STATUS_VERSION_MISMATCH);
+    const std::string msg = last_error();
+    EXPECT_NE(msg.find("anydnnCreate: the program was compiled against anydnn " + std::to_string(ANYDNN_MAJOR + 1) +
+                       ".0.0 headers but loaded the " + std::to_string(ANYDNN_MAJOR) + "."),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("/"), std::string::npos) << "no path of the loaded file: " << msg;
+    EXPECT_STATUS(anydnnCreateExForVersion(&h, ANYDNN_DEVICE_CPU, 0, ANYDNN_VERSION + 100),
+                  ANYDNN_STATUS_VERSION_MISMATCH);
+    EXPECT_NE(last_error().find("at least as new as the headers"), std::string::npos) << last_error();
+    EXPECT_STATUS(anydnnCreateForVersion(&h, (ANYDNN_MAJOR - 1) * 10000 + 9900), ANYDNN_STATUS_VERSION_MISMATCH);
+    // The same version, and an older patch level of the same minor, are fine;
+    // so are the unchecked calls (function pointers, dlsym users).
+    ASSERT_OK(anydnnCreateForVersion(&h, ANYDNN_VERSION));
+    anydnnDestroy(h);
+    ASSERT_OK(anydnnCreateExForVersion(&h, ANYDNN_DEVICE_CPU, 0, ANYDNN_MAJOR * 10000 + ANYDNN_MINOR * 100));
+    anydnnDestroy(h);
+    anydnnStatus_t (*create)(anydnnHandle_t *) = anydnnCreate;
+    ASSERT_OK(create(&h));
+    anydnnDestroy(h);
+}
+
 TEST(BuildInfo, NamesVersionBackendsAndIsa) {
     const std::string info = anydnnGetBuildInfo();
     EXPECT_NE(info.find("version: 1.0.0"), std::string::npos) << info;

@@ -104,15 +104,29 @@ ANYDNN_API const char *anydnnGetBuildInfo(void);
 /* ---- Handle ----------------------------------------------------------------------- */
 
 /* Creates a handle on the CPU, unless the environment variable ANYDNN_DEVICE
- * says "cuda" or "cuda:N". BAD_PARAM: handle is NULL. */
-ANYDNN_API anydnnStatus_t anydnnCreate(anydnnHandle_t *handle);
+ * says "cuda" or "cuda:N". BAD_PARAM: handle is NULL. VERSION_MISMATCH: see
+ * anydnnCreateForVersion. */
+ANYDNN_API anydnnStatus_t(anydnnCreate)(anydnnHandle_t *handle);
 /* anydnn addition: creates a handle on the given device and device ordinal
  * (0 for the CPU). NOT_SUPPORTED: the device's backend is not compiled into
  * this build. BAD_PARAM: handle is NULL, device unknown, ordinal invalid.
  *
  * The CPU handle reads ANYDNN_MAX_ISA (generic|avx2|avx512) and
  * ANYDNN_NUM_THREADS when it is created. */
-ANYDNN_API anydnnStatus_t anydnnCreateEx(anydnnHandle_t *handle, anydnnDevice_t device, int ordinal);
+ANYDNN_API anydnnStatus_t(anydnnCreateEx)(anydnnHandle_t *handle, anydnnDevice_t device, int ordinal);
+/* anydnn addition: anydnnCreate / anydnnCreateEx for a program compiled
+ * against headers of version headerVersion (its ANYDNN_VERSION).
+ * VERSION_MISMATCH, with both versions and the loaded library's path in the
+ * message, when headerVersion's major differs from the library's or its minor
+ * is newer (the program may call what this library lacks). The macros below
+ * route every anydnnCreate / anydnnCreateEx call of a program through these;
+ * (anydnnCreate)(handle) or a function pointer reaches the unchecked call. */
+ANYDNN_API anydnnStatus_t anydnnCreateForVersion(anydnnHandle_t *handle, size_t headerVersion);
+ANYDNN_API anydnnStatus_t anydnnCreateExForVersion(anydnnHandle_t *handle, anydnnDevice_t device, int ordinal,
+                                                   size_t headerVersion);
+#define anydnnCreate(handle) anydnnCreateForVersion((handle), ANYDNN_VERSION)
+#define anydnnCreateEx(handle, device, ordinal) \
+    anydnnCreateExForVersion((handle), (device), (ordinal), ANYDNN_VERSION)
 ANYDNN_API anydnnStatus_t anydnnDestroy(anydnnHandle_t handle);
 /* BAD_PARAM on a CPU handle when stream is not NULL. */
 ANYDNN_API anydnnStatus_t anydnnSetStream(anydnnHandle_t handle, anydnnStream_t stream);

@@ -11,7 +11,16 @@
 
 using namespace anydnn;
 
+#define ANYDNN_STRINGIFY_(x) #x
+#define ANYDNN_STRINGIFY(x) ANYDNN_STRINGIFY_(x)
+
 extern "C" {
+
+// The version as text at a fixed marker, so that anydnn-doctor can tell the
+// version of every libanydnn it finds without loading (or trusting) it.
+__attribute__((used)) extern const char anydnn_version_stamp[];
+const char anydnn_version_stamp[] = "anydnn-library-version: " ANYDNN_STRINGIFY(ANYDNN_MAJOR) "." ANYDNN_STRINGIFY(
+    ANYDNN_MINOR) "." ANYDNN_STRINGIFY(ANYDNN_PATCHLEVEL) "\n";
 
 size_t anydnnGetVersion(void) { return ANYDNN_VERSION; }
 
@@ -60,23 +69,63 @@ const char *anydnnGetBuildInfo(void) {
     return info.c_str();
 }
 
-anydnnStatus_t anydnnCreateEx(anydnnHandle_t *handle, anydnnDevice_t device, int ordinal) {
+}  // extern "C"
+
+namespace {
+
+// A program built against headerVersion can use this library when the majors
+// agree and the library is at least as new in its minor version (minor
+// releases only add).
+Status check_header_version(size_t header_version) {
+    const size_t major = header_version / 10000, minor = header_version / 100 % 100;
+    if (major == ANYDNN_MAJOR && minor <= ANYDNN_MINOR) return kSuccess;
+    return fail(ANYDNN_STATUS_VERSION_MISMATCH,
+                "the program was compiled against anydnn %zu.%zu.%zu headers but loaded the %d.%d.%d library %s; "
+                "%s (anydnn-doctor shows every copy on the search path)",
+                major, minor, header_version % 100, ANYDNN_MAJOR, ANYDNN_MINOR, ANYDNN_PATCHLEVEL,
+                library_path()[0] != '\0' ? library_path() : "(path unknown)",
+                major != ANYDNN_MAJOR ? "install the library of the headers' major version or rebuild the program"
+                                      : "install a library at least as new as the headers");
+}
+
+Status create_from_env(anydnnHandle_t *handle) {
+    anydnnDevice_t device = ANYDNN_DEVICE_CPU;
+    int ordinal = 0;
+    if (const char *env = std::getenv("ANYDNN_DEVICE"); env != nullptr && env[0] != '\0') {
+        if (std::strncmp(env, "cuda", 4) == 0 && (env[4] == '\0' || env[4] == ':')) {
+            device = ANYDNN_DEVICE_CUDA;
+            ordinal = env[4] == ':' ? std::atoi(env + 5) : 0;
+        } else if (std::strcmp(env, "cpu") != 0) {
+            return fail(ANYDNN_STATUS_BAD_PARAM, "ANYDNN_DEVICE is \"%s\", expected cpu, cuda or cuda:N", env);
+        }
+    }
+    return create_handle(handle, device, ordinal);
+}
+
+}  // namespace
+
+extern "C" {
+
+anydnnStatus_t(anydnnCreateEx)(anydnnHandle_t *handle, anydnnDevice_t device, int ordinal) {
     return api_call("anydnnCreateEx", nullptr, [&] { return create_handle(handle, device, ordinal); });
 }
 
-anydnnStatus_t anydnnCreate(anydnnHandle_t *handle) {
-    return api_call("anydnnCreate", nullptr, [&] {
-        anydnnDevice_t device = ANYDNN_DEVICE_CPU;
-        int ordinal = 0;
-        if (const char *env = std::getenv("ANYDNN_DEVICE"); env != nullptr && env[0] != '\0') {
-            if (std::strncmp(env, "cuda", 4) == 0 && (env[4] == '\0' || env[4] == ':')) {
-                device = ANYDNN_DEVICE_CUDA;
-                ordinal = env[4] == ':' ? std::atoi(env + 5) : 0;
-            } else if (std::strcmp(env, "cpu") != 0) {
-                return fail(ANYDNN_STATUS_BAD_PARAM, "ANYDNN_DEVICE is \"%s\", expected cpu, cuda or cuda:N", env);
-            }
-        }
+anydnnStatus_t(anydnnCreate)(anydnnHandle_t *handle) {
+    return api_call("anydnnCreate", nullptr, [&] { return create_from_env(handle); });
+}
+
+anydnnStatus_t anydnnCreateExForVersion(anydnnHandle_t *handle, anydnnDevice_t device, int ordinal,
+                                        size_t headerVersion) {
+    return api_call("anydnnCreateEx", nullptr, [&] {
+        ANYDNN_TRY(check_header_version(headerVersion));
         return create_handle(handle, device, ordinal);
+    });
+}
+
+anydnnStatus_t anydnnCreateForVersion(anydnnHandle_t *handle, size_t headerVersion) {
+    return api_call("anydnnCreate", nullptr, [&] {
+        ANYDNN_TRY(check_header_version(headerVersion));
+        return create_from_env(handle);
     });
 }
 

@@ -8,7 +8,11 @@
 #include <malloc.h>
 #include <process.h>
 #else
+#include <dlfcn.h>
 #include <unistd.h>
+
+#include <climits>
+#include <string>
 #endif
 
 namespace anydnn {
@@ -39,6 +43,21 @@ void aligned_free(void *p) {
     _aligned_free(p);
 #else
     std::free(p);
+#endif
+}
+
+const char *library_path() {
+#if defined(_WIN32)
+    return "";
+#else
+    static const std::string path = [] {
+        Dl_info info{};
+        if (dladdr(reinterpret_cast<const void *>(&library_path), &info) == 0 || info.dli_fname == nullptr)
+            return std::string();
+        char resolved[PATH_MAX];
+        return std::string(realpath(info.dli_fname, resolved) != nullptr ? resolved : info.dli_fname);
+    }();
+    return path.c_str();
 #endif
 }
 

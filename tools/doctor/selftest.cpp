@@ -1,0 +1,530 @@
+#include "selftest.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace doctor {
+namespace {
+
+// A failed call or a wrong number: the message names which.
+struct Failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// The library answers NOT_SUPPORTED for this algorithm and problem.
+struct NotSupported {};
+
+using Floats = std::vector<float>;
+using Doubles = std::vector<double>;
+
+Floats random_floats(size_t n, uint64_t seed) {
+    Floats v(n);
+    for (float &x : v) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        x = static_cast<float>(static_cast<int64_t>(seed >> 40) % 2000) / 1000.0f;  // [-2, 2), 1e-3 steps
+        x *= 0.5f;
+    }
+    return v;
+}
+
+void expect_close(const std::string &what, const Floats &got, const Doubles &want, double tolerance = 2e-3) {
+    for (size_t i = 0; i < want.size(); ++i) {
+        if (std::fabs(got[i] - want[i]) <= tolerance * (1 + std::fabs(want[i]))) continue;
+        std::ostringstream msg;
+        msg << what << "[" << i << "] is " << got[i] << ", expected " << want[i];
+        throw Failure(msg.str());
+    }
+}
+
+// One handle on one ISA level and the descriptors of one test, destroyed with it.
+class Session {
+  public:
+    Session(const Api &api, anydnnHandle_t handle) : api(api), handle(handle) {}
+    ~Session() {
+        for (auto it = cleanup_.rbegin(); it != cleanup_.rend(); ++it) (*it)();
+    }
+    Session(const Session &) = delete;
+    Session &operator=(const Session &) = delete;
+
+    void check(anydnnStatus_t status, const char *call) const {
+        if (status == ANYDNN_STATUS_SUCCESS) return;
+        if (status == ANYDNN_STATUS_NOT_SUPPORTED && allow_not_supported) throw NotSupported{};
+        char message[512];
+        api.anydnnGetLastErrorString(message, sizeof message);
+        throw Failure(std::string(call) + " returned " + api.anydnnGetErrorString(status) + ": " + message);
+    }
+
+    anydnnTensorDescriptor_t tensor(int n, int c, int h, int w, anydnnTensorFormat_t format = ANYDNN_TENSOR_NCHW) {
+        anydnnTensorDescriptor_t d;
+        check(api.anydnnCreateTensorDescriptor(&d), "anydnnCreateTensorDescriptor");
+        cleanup_.push_back([this, d] { api.anydnnDestroyTensorDescriptor(d); });
+        check(api.anydnnSetTensor4dDescriptor(d, format, ANYDNN_DATA_FLOAT, n, c, h, w), "anydnnSetTensor4dDescriptor");
+        return d;
+    }
+    anydnnFilterDescriptor_t filter(int k, int c, int r, int s) {
+        anydnnFilterDescriptor_t d;
+        check(api.anydnnCreateFilterDescriptor(&d), "anydnnCreateFilterDescriptor");
+        cleanup_.push_back([this, d] { api.anydnnDestroyFilterDescriptor(d); });
+        check(api.anydnnSetFilter4dDescriptor(d, ANYDNN_DATA_FLOAT, ANYDNN_TENSOR_NCHW, k, c, r, s),
+              "anydnnSetFilter4dDescriptor");
+        return d;
+    }
+    anydnnActivationDescriptor_t activation(anydnnActivationMode_t mode) {
+        anydnnActivationDescriptor_t d;
+        check(api.anydnnCreateActivationDescriptor(&d), "anydnnCreateActivationDescriptor");
+        cleanup_.push_back([this, d] { api.anydnnDestroyActivationDescriptor(d); });
+        check(api.anydnnSetActivationDescriptor(d, mode, ANYDNN_NOT_PROPAGATE_NAN, 0.0),
+              "anydnnSetActivationDescriptor");
+        return d;
+    }
+    // A descriptor made by create and destroyed with the session.
+    template <class D>
+    D owned(anydnnStatus_t (*create)(D *), anydnnStatus_t (*destroy)(D), const char *name) {
+        D d;
+        check(create(&d), name);
+        cleanup_.push_back([destroy, d] { destroy(d); });
+        return d;
+    }
+
+    const Api &api;
+    anydnnHandle_t handle;
+    bool allow_not_supported = false;
+
+  private:
+    std::vector<std::function<void()>> cleanup_;
+};
+
+const float kOne = 1.0f, kZero = 0.0f, kHalf = 0.5f;
+
+// ---- tensor ops, reduction, activation, softmax --------------------------------------------
+
+void test_tensor_ops(Session &s) {
+    const int n = 2, c = 3, h = 4, w = 5, count = n * c * h * w;
+    const auto xd = s.tensor(n, c, h, w), bd = s.tensor(1, c, 1, 1), nhwc = s.tensor(n, c, h, w, ANYDNN_TENSOR_NHWC);
+    const Floats x = random_floats(count, 1), b = random_floats(c, 2);
+    Floats y(count);
+    const float value = 1.5f, two = 2.0f;
+    s.check(s.api.anydnnSetTensor(s.handle, xd, y.data(), &value), "anydnnSetTensor");
+    s.check(s.api.anydnnScaleTensor(s.handle, xd, y.data(), &two), "anydnnScaleTensor");
+    expect_close("SetTensor then ScaleTensor", y, Doubles(count, 3.0));
+
+    y = x;
+    s.check(s.api.anydnnAddTensor(s.handle, &kOne, bd, b.data(), &kOne, xd, y.data()), "anydnnAddTensor");
+    Doubles want(count);
+    for (int i = 0; i < count; ++i) want[i] = double(x[i]) + b[i / (h * w) % c];
+    expect_close("AddTensor (bias)", y, want);
+
+    const auto op = s.owned(s.api.anydnnCreateOpTensorDescriptor, s.api.anydnnDestroyOpTensorDescriptor,
+                            "anydnnCreateOpTensorDescriptor");
+    s.check(s.api.anydnnSetOpTensorDescriptor(op, ANYDNN_OP_TENSOR_MUL, ANYDNN_DATA_FLOAT, ANYDNN_NOT_PROPAGATE_NAN),
+            "anydnnSetOpTensorDescriptor");
+    const Floats x2 = random_floats(count, 3);
+    s.check(s.api.anydnnOpTensor(s.handle, op, &kOne, xd, x.data(), &kOne, xd, x2.data(), &kZero, xd, y.data()),
+            "anydnnOpTensor");
+    for (int i = 0; i < count; ++i) want[i] = double(x[i]) * x2[i];
+    expect_close("OpTensor MUL", y, want);
+
+    s.check(s.api.anydnnTransformTensor(s.handle, &kOne, xd, x.data(), &kZero, nhwc, y.data()), "anydnnTransformTensor");
+    for (int i = 0; i < count; ++i) {
+        const int iw = i % w, ih = i / w % h, ic = i / (h * w) % c, in = i / (c * h * w);
+        want[((in * h + ih) * w + iw) * c + ic] = x[i];
+    }
+    expect_close("TransformTensor NCHW -> NHWC", y, want);
+}
+
+void test_reduce(Session &s) {
+    const int n = 3, c = 4, h = 5, w = 6;
+    const auto ad = s.tensor(n, c, h, w), cd = s.tensor(1, c, 1, 1);
+    const auto rd = s.owned(s.api.anydnnCreateReduceTensorDescriptor, s.api.anydnnDestroyReduceTensorDescriptor,
+                            "anydnnCreateReduceTensorDescriptor");
+    s.check(s.api.anydnnSetReduceTensorDescriptor(rd, ANYDNN_REDUCE_TENSOR_ADD, ANYDNN_DATA_FLOAT,
+                                                  ANYDNN_NOT_PROPAGATE_NAN, ANYDNN_REDUCE_TENSOR_NO_INDICES,
+                                                  ANYDNN_32BIT_INDICES),
+            "anydnnSetReduceTensorDescriptor");
+    size_t workspace_size = 0;
+    s.check(s.api.anydnnGetReductionWorkspaceSize(s.handle, rd, ad, cd, &workspace_size),
+            "anydnnGetReductionWorkspaceSize");
+    std::vector<unsigned char> workspace(workspace_size);
+    const Floats a = random_floats(n * c * h * w, 4);
+    Floats out(c, 7.0f);
+    s.check(s.api.anydnnReduceTensor(s.handle, rd, nullptr, 0, workspace.data(), workspace_size, &kOne, ad, a.data(),
+                                     &kHalf, cd, out.data()),
+            "anydnnReduceTensor");
+    Doubles want(c, 3.5);
+    for (size_t i = 0; i < a.size(); ++i) want[i / (h * w) % c] += a[i];
+    expect_close("ReduceTensor ADD over N, H, W (beta 0.5)", out, want);
+}
+
+void test_activation(Session &s) {
+    const int n = 2, c = 3, h = 5, w = 7, count = n * c * h * w;
+    const auto d = s.tensor(n, c, h, w);
+    const Floats x = random_floats(count, 5), dy = random_floats(count, 6);
+    Floats y(count), dx(count);
+    const auto relu = s.activation(ANYDNN_ACTIVATION_RELU), tanh_act = s.activation(ANYDNN_ACTIVATION_TANH);
+    s.check(s.api.anydnnActivationForward(s.handle, relu, &kOne, d, x.data(), &kZero, d, y.data()),
+            "anydnnActivationForward");
+    Doubles want(count);
+    for (int i = 0; i < count; ++i) want[i] = x[i] > 0 ? x[i] : 0.0;
+    expect_close("RELU forward", y, want);
+    s.check(s.api.anydnnActivationBackward(s.handle, relu, &kOne, d, y.data(), d, dy.data(), d, x.data(), &kZero, d,
+                                           dx.data()),
+            "anydnnActivationBackward");
+    for (int i = 0; i < count; ++i) want[i] = x[i] > 0 ? dy[i] : 0.0;
+    expect_close("RELU backward", dx, want);
+    s.check(s.api.anydnnActivationForward(s.handle, tanh_act, &kOne, d, x.data(), &kZero, d, y.data()),
+            "anydnnActivationForward");
+    for (int i = 0; i < count; ++i) want[i] = std::tanh(double(x[i]));
+    expect_close("TANH forward", y, want);
+}
+
+void test_softmax(Session &s) {
+    const int n = 2, c = 10, h = 3, w = 2, hw = h * w, count = n * c * hw;
+    const auto d = s.tensor(n, c, h, w);
+    const Floats x = random_floats(count, 7), dy = random_floats(count, 8);
+    Floats y(count), dx(count);
+    s.check(s.api.anydnnSoftmaxForward(s.handle, ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_MODE_CHANNEL, &kOne, d,
+                                       x.data(), &kZero, d, y.data()),
+            "anydnnSoftmaxForward");
+    Doubles want(count), grad(count);
+    for (int in = 0; in < n; ++in)
+        for (int p = 0; p < hw; ++p) {
+            auto at = [&](int ic) { return (in * c + ic) * hw + p; };
+            double sum = 0, dot = 0;
+            for (int ic = 0; ic < c; ++ic) sum += std::exp(double(x[at(ic)]));
+            for (int ic = 0; ic < c; ++ic) want[at(ic)] = std::exp(double(x[at(ic)])) / sum;
+            for (int ic = 0; ic < c; ++ic) dot += want[at(ic)] * dy[at(ic)];
+            for (int ic = 0; ic < c; ++ic) grad[at(ic)] = want[at(ic)] * (dy[at(ic)] - dot);
+        }
+    expect_close("softmax forward (channel)", y, want);
+    s.check(s.api.anydnnSoftmaxBackward(s.handle, ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_MODE_CHANNEL, &kOne, d,
+                                        y.data(), d, dy.data(), &kZero, d, dx.data()),
+            "anydnnSoftmaxBackward");
+    expect_close("softmax backward (channel)", dx, grad);
+}
+
+// ---- pooling --------------------------------------------------------------------------------
+
+void test_pooling(Session &s, anydnnPoolingMode_t mode, int window, int pad, int stride) {
+    const int n = 2, c = 3, h = 6, w = 7;
+    const int oh = (h + 2 * pad - window) / stride + 1, ow = (w + 2 * pad - window) / stride + 1;
+    const auto xd = s.tensor(n, c, h, w), yd = s.tensor(n, c, oh, ow);
+    const auto pd = s.owned(s.api.anydnnCreatePoolingDescriptor, s.api.anydnnDestroyPoolingDescriptor,
+                            "anydnnCreatePoolingDescriptor");
+    s.check(s.api.anydnnSetPooling2dDescriptor(pd, mode, ANYDNN_NOT_PROPAGATE_NAN, window, window, pad, pad, stride,
+                                               stride),
+            "anydnnSetPooling2dDescriptor");
+    const Floats x = random_floats(n * c * h * w, 9), dy = random_floats(n * c * oh * ow, 10);
+    Floats y(dy.size()), dx(x.size());
+    Doubles want(y.size()), grad(x.size(), 0.0);
+    for (int plane = 0; plane < n * c; ++plane)
+        for (int i = 0; i < oh; ++i)
+            for (int j = 0; j < ow; ++j) {
+                const int out = (plane * oh + i) * ow + j;
+                double best = -INFINITY, sum = 0;
+                int best_at = -1;
+                for (int r = 0; r < window; ++r)
+                    for (int q = 0; q < window; ++q) {
+                        const int ih = i * stride - pad + r, iw = j * stride - pad + q;
+                        if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                        const int at = (plane * h + ih) * w + iw;
+                        sum += x[at];
+                        if (x[at] > best) best = x[at], best_at = at;
+                        if (mode != ANYDNN_POOLING_MAX) grad[at] += dy[out] / (window * window);
+                    }
+                want[out] = mode == ANYDNN_POOLING_MAX ? best : sum / (window * window);
+                if (mode == ANYDNN_POOLING_MAX) grad[best_at] += dy[out];
+            }
+    const std::string name = mode == ANYDNN_POOLING_MAX ? "max pooling" : "average pooling";
+    s.check(s.api.anydnnPoolingForward(s.handle, pd, &kOne, xd, x.data(), &kZero, yd, y.data()),
+            "anydnnPoolingForward");
+    expect_close(name + " forward", y, want);
+    s.check(s.api.anydnnPoolingBackward(s.handle, pd, &kOne, yd, y.data(), yd, dy.data(), xd, x.data(), &kZero, xd,
+                                        dx.data()),
+            "anydnnPoolingBackward");
+    expect_close(name + " backward", dx, grad);
+}
+
+// ---- convolution ----------------------------------------------------------------------------
+
+struct ConvShape {
+    int n, c, h, w, k, r, s, pad, stride;
+    int oh() const { return (h + 2 * pad - r) / stride + 1; }
+    int ow() const { return (w + 2 * pad - s) / stride + 1; }
+    // Calls f(x index, w index, y index) for every product of the convolution.
+    template <class F>
+    void each_product(F f) const {
+        for (int in = 0; in < n; ++in)
+            for (int ik = 0; ik < k; ++ik)
+                for (int i = 0; i < oh(); ++i)
+                    for (int j = 0; j < ow(); ++j)
+                        for (int ic = 0; ic < c; ++ic)
+                            for (int p = 0; p < r; ++p)
+                                for (int q = 0; q < s; ++q) {
+                                    const int ih = i * stride - pad + p, iw = j * stride - pad + q;
+                                    if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                                    f(((in * c + ic) * h + ih) * w + iw, ((ik * c + ic) * r + p) * s + q,
+                                      ((in * k + ik) * oh() + i) * ow() + j);
+                                }
+    }
+    std::string text() const {
+        return std::to_string(n) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w) +
+               " * " + std::to_string(k) + "x" + std::to_string(c) + "x" + std::to_string(r) + "x" +
+               std::to_string(s) + " pad " + std::to_string(pad) + " stride " + std::to_string(stride);
+    }
+};
+
+const ConvShape kConvShapes[] = {{2, 5, 9, 8, 6, 3, 3, 1, 1}, {2, 4, 9, 7, 3, 3, 3, 1, 2}, {1, 8, 5, 5, 16, 1, 1, 0, 1}};
+
+struct ConvData {
+    ConvShape shape;
+    anydnnTensorDescriptor_t xd, yd, bias_d;
+    anydnnFilterDescriptor_t wd;
+    anydnnConvolutionDescriptor_t cd;
+    Floats x, w, y0, dy;  // y0: what y holds before a call (beta = 0.5 reads it)
+    ConvData(Session &s, const ConvShape &shape) : shape(shape) {
+        xd = s.tensor(shape.n, shape.c, shape.h, shape.w);
+        yd = s.tensor(shape.n, shape.k, shape.oh(), shape.ow());
+        bias_d = s.tensor(1, shape.k, 1, 1);
+        wd = s.filter(shape.k, shape.c, shape.r, shape.s);
+        cd = s.owned(s.api.anydnnCreateConvolutionDescriptor, s.api.anydnnDestroyConvolutionDescriptor,
+                     "anydnnCreateConvolutionDescriptor");
+        s.check(s.api.anydnnSetConvolution2dDescriptor(cd, shape.pad, shape.pad, shape.stride, shape.stride, 1, 1,
+                                                       ANYDNN_CROSS_CORRELATION, ANYDNN_DATA_FLOAT),
+                "anydnnSetConvolution2dDescriptor");
+        const size_t ysize = size_t(shape.n) * shape.k * shape.oh() * shape.ow();
+        x = random_floats(size_t(shape.n) * shape.c * shape.h * shape.w, 11);
+        w = random_floats(size_t(shape.k) * shape.c * shape.r * shape.s, 12);
+        y0 = random_floats(ysize, 13);
+        dy = random_floats(ysize, 14);
+    }
+};
+
+// y = conv(x, w) + 0.5 * y0, for each forward algorithm that takes the shape.
+void test_conv_forward(Session &s, const ConvData &d, anydnnConvolutionFwdAlgo_t algo) {
+    size_t size = 0;
+    s.allow_not_supported = true;
+    s.check(s.api.anydnnGetConvolutionForwardWorkspaceSize(s.handle, d.xd, d.wd, d.cd, d.yd, algo, &size),
+            "anydnnGetConvolutionForwardWorkspaceSize");
+    std::vector<unsigned char> workspace(size);
+    Floats y = d.y0;
+    s.check(s.api.anydnnConvolutionForward(s.handle, &kOne, d.xd, d.x.data(), d.wd, d.w.data(), d.cd, algo,
+                                           workspace.data(), size, &kHalf, d.yd, y.data()),
+            "anydnnConvolutionForward");
+    Doubles want(y.size());
+    for (size_t i = 0; i < y.size(); ++i) want[i] = 0.5 * d.y0[i];
+    d.shape.each_product([&](int xi, int wi, int yi) { want[yi] += double(d.x[xi]) * d.w[wi]; });
+    expect_close("y", y, want);
+}
+
+// y = relu(conv(x, w) + 0.5 * z + bias), z = y0, in place (z is y).
+void test_conv_bias_activation(Session &s, const ConvData &d) {
+    const anydnnConvolutionFwdAlgo_t algo = ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    size_t size = 0;
+    s.check(s.api.anydnnGetConvolutionForwardWorkspaceSize(s.handle, d.xd, d.wd, d.cd, d.yd, algo, &size),
+            "anydnnGetConvolutionForwardWorkspaceSize");
+    std::vector<unsigned char> workspace(size);
+    const Floats bias = random_floats(d.shape.k, 15);
+    Floats y = d.y0;
+    const auto relu = s.activation(ANYDNN_ACTIVATION_RELU);
+    s.check(s.api.anydnnConvolutionBiasActivationForward(s.handle, &kOne, d.xd, d.x.data(), d.wd, d.w.data(), d.cd,
+                                                         algo, workspace.data(), size, &kHalf, d.yd, y.data(),
+                                                         d.bias_d, bias.data(), relu, d.yd, y.data()),
+            "anydnnConvolutionBiasActivationForward");
+    const int plane = d.shape.oh() * d.shape.ow();
+    Doubles want(y.size());
+    for (size_t i = 0; i < y.size(); ++i) want[i] = 0.5 * d.y0[i] + bias[i / plane % d.shape.k];
+    d.shape.each_product([&](int xi, int wi, int yi) { want[yi] += double(d.x[xi]) * d.w[wi]; });
+    for (double &v : want) v = v > 0 ? v : 0;
+    expect_close("y", y, want);
+}
+
+void test_conv_backward_data(Session &s, const ConvData &d, anydnnConvolutionBwdDataAlgo_t algo) {
+    size_t size = 0;
+    s.allow_not_supported = true;
+    s.check(s.api.anydnnGetConvolutionBackwardDataWorkspaceSize(s.handle, d.wd, d.yd, d.cd, d.xd, algo, &size),
+            "anydnnGetConvolutionBackwardDataWorkspaceSize");
+    std::vector<unsigned char> workspace(size);
+    const Floats dx0 = random_floats(d.x.size(), 16);
+    Floats dx = dx0;
+    s.check(s.api.anydnnConvolutionBackwardData(s.handle, &kOne, d.wd, d.w.data(), d.yd, d.dy.data(), d.cd, algo,
+                                                workspace.data(), size, &kHalf, d.xd, dx.data()),
+            "anydnnConvolutionBackwardData");
+    Doubles want(dx.size());
+    for (size_t i = 0; i < dx.size(); ++i) want[i] = 0.5 * dx0[i];
+    d.shape.each_product([&](int xi, int wi, int yi) { want[xi] += double(d.w[wi]) * d.dy[yi]; });
+    expect_close("dx", dx, want);
+}
+
+void test_conv_backward_filter(Session &s, const ConvData &d, anydnnConvolutionBwdFilterAlgo_t algo) {
+    size_t size = 0;
+    s.allow_not_supported = true;
+    s.check(s.api.anydnnGetConvolutionBackwardFilterWorkspaceSize(s.handle, d.xd, d.yd, d.cd, d.wd, algo, &size),
+            "anydnnGetConvolutionBackwardFilterWorkspaceSize");
+    std::vector<unsigned char> workspace(size);
+    const Floats dw0 = random_floats(d.w.size(), 17);
+    Floats dw = dw0;
+    s.check(s.api.anydnnConvolutionBackwardFilter(s.handle, &kOne, d.xd, d.x.data(), d.yd, d.dy.data(), d.cd, algo,
+                                                  workspace.data(), size, &kHalf, d.wd, dw.data()),
+            "anydnnConvolutionBackwardFilter");
+    Doubles want(dw.size());
+    for (size_t i = 0; i < dw.size(); ++i) want[i] = 0.5 * dw0[i];
+    d.shape.each_product([&](int xi, int wi, int yi) { want[wi] += double(d.x[xi]) * d.dy[yi]; });
+    expect_close("dw", dw, want);
+}
+
+void test_conv_backward_bias(Session &s, const ConvData &d) {
+    Floats db(d.shape.k, 1.0f);
+    s.check(s.api.anydnnConvolutionBackwardBias(s.handle, &kOne, d.yd, d.dy.data(), &kHalf, d.bias_d, db.data()),
+            "anydnnConvolutionBackwardBias");
+    const int plane = d.shape.oh() * d.shape.ow();
+    Doubles want(d.shape.k, 0.5);
+    for (size_t i = 0; i < d.dy.size(); ++i) want[i / plane % d.shape.k] += d.dy[i];
+    expect_close("db", db, want);
+}
+
+const char *const kFwdAlgoNames[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM",     "DIRECT",
+                                     "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
+const char *const kBwdDataAlgoNames[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+const char *const kBwdFilterAlgoNames[] = {"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD_NONFUSED", "FFT_TILING"};
+
+// ---- the runner -----------------------------------------------------------------------------
+
+struct Case {
+    std::string name;
+    std::function<void(Session &)> run;
+};
+
+std::vector<Case> all_cases() {
+    std::vector<Case> cases = {
+        {"tensor ops (Set, Scale, Add, Op, Transform)", test_tensor_ops},
+        {"ReduceTensor", test_reduce},
+        {"activation forward / backward", test_activation},
+        {"softmax forward / backward", test_softmax},
+        {"max pooling forward / backward", [](Session &s) { test_pooling(s, ANYDNN_POOLING_MAX, 2, 0, 2); }},
+        {"average pooling forward / backward",
+         [](Session &s) { test_pooling(s, ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 3, 1, 1); }},
+    };
+    // One case per algorithm: it passes when every shape it takes is right,
+    // and says "not implemented" when it takes none.
+    auto conv_case = [&](std::string name, std::function<void(Session &, const ConvData &)> body) {
+        cases.push_back({std::move(name), [body](Session &s) {
+                             int ran = 0;
+                             for (const ConvShape &shape : kConvShapes) {
+                                 const ConvData data(s, shape);
+                                 try {
+                                     body(s, data);
+                                     ++ran;
+                                 } catch (const NotSupported &) {
+                                 } catch (const Failure &f) {
+                                     throw Failure(shape.text() + ": " + f.what());
+                                 }
+                                 s.allow_not_supported = false;
+                             }
+                             if (ran == 0) throw NotSupported{};
+                         }});
+    };
+    for (int a = 0; a < ANYDNN_CONVOLUTION_FWD_ALGO_COUNT; ++a)
+        conv_case(std::string("convolution forward ") + kFwdAlgoNames[a], [a](Session &s, const ConvData &d) {
+            test_conv_forward(s, d, static_cast<anydnnConvolutionFwdAlgo_t>(a));
+        });
+    conv_case("convolution + bias + activation forward", test_conv_bias_activation);
+    for (int a = 0; a < ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT; ++a)
+        conv_case(std::string("convolution backward data ") + kBwdDataAlgoNames[a],
+                  [a](Session &s, const ConvData &d) {
+                      test_conv_backward_data(s, d, static_cast<anydnnConvolutionBwdDataAlgo_t>(a));
+                  });
+    for (int a = 0; a < ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT; ++a)
+        conv_case(std::string("convolution backward filter ") + kBwdFilterAlgoNames[a],
+                  [a](Session &s, const ConvData &d) {
+                      test_conv_backward_filter(s, d, static_cast<anydnnConvolutionBwdFilterAlgo_t>(a));
+                  });
+    conv_case("convolution backward bias", test_conv_backward_bias);
+    return cases;
+}
+
+// "key: value" from the build info.
+std::string build_info_value(const std::string &info, const std::string &key) {
+    const size_t at = info.find(key + ": ");
+    if (at == std::string::npos) return "";
+    const size_t begin = at + key.size() + 2;
+    return info.substr(begin, info.find('\n', begin) - begin);
+}
+
+// The ISA levels this library has kernels for and this CPU runs, lowest first.
+std::vector<std::string> runnable_isa_levels(const std::string &info) {
+    static const char *const order[] = {"generic", "avx2", "avx512"};
+    const std::string compiled = " " + build_info_value(info, "cpu isa compiled") + " ";
+    const std::string detected = build_info_value(info, "cpu isa detected");
+    std::vector<std::string> levels;
+    for (const char *level : order) {
+        if (compiled.find(std::string(" ") + level + " ") != std::string::npos) levels.push_back(level);
+        if (detected == level) break;
+    }
+    return levels;
+}
+
+}  // namespace
+
+void run_self_test(const Api &api, Report &report) {
+    const std::string section = "self-test";
+    const std::vector<std::string> levels = runnable_isa_levels(api.anydnnGetBuildInfo());
+    if (levels.empty()) {
+        report.problem(section, "ISA levels", "the build info names no ISA level this CPU can run",
+                       "reinstall anydnn; its build info is: " + std::string(api.anydnnGetBuildInfo()));
+        return;
+    }
+    // Each level in turn through ANYDNN_MAX_ISA, which a handle reads when created.
+    const char *saved = std::getenv("ANYDNN_MAX_ISA");
+    const std::string saved_value = saved != nullptr ? saved : "";
+    const std::vector<Case> cases = all_cases();
+    std::map<std::string, std::string> failures, passed, unsupported;
+    for (const std::string &level : levels) {
+        setenv("ANYDNN_MAX_ISA", level.c_str(), 1);
+        anydnnHandle_t handle = nullptr;
+        const anydnnStatus_t status = api.anydnnCreateForVersion(&handle, ANYDNN_VERSION);
+        if (status != ANYDNN_STATUS_SUCCESS) {
+            char message[512];
+            api.anydnnGetLastErrorString(message, sizeof message);
+            report.problem(section, "handle on " + level, std::string("anydnnCreate failed: ") + message,
+                           "see the library and search-path findings above");
+            continue;
+        }
+        for (const Case &c : cases) {
+            std::string &list = passed[c.name];
+            try {
+                Session s(api, handle);
+                c.run(s);
+                list += (list.empty() ? "" : ", ") + level;
+            } catch (const NotSupported &) {
+                unsupported[c.name] = "not implemented for the self-test's shapes";
+            } catch (const Failure &f) {
+                failures[c.name] += (failures[c.name].empty() ? "" : "; ") + level + ": " + f.what();
+            } catch (const std::exception &e) {
+                failures[c.name] += (failures[c.name].empty() ? "" : "; ") + level + ": " + e.what();
+            }
+        }
+        api.anydnnDestroy(handle);
+    }
+    if (saved != nullptr)
+        setenv("ANYDNN_MAX_ISA", saved_value.c_str(), 1);
+    else
+        unsetenv("ANYDNN_MAX_ISA");
+    for (const Case &c : cases) {
+        if (failures.count(c.name) != 0)
+            report.problem(section, c.name, "WRONG RESULT: " + failures[c.name],
+                           "report it with this output and `anydnn-doctor --json` attached; meanwhile set "
+                           "ANYDNN_MAX_ISA to a level that passes");
+        else if (!passed[c.name].empty())
+            report.pass(section, c.name, "matches the reference on " + passed[c.name]);
+        else
+            report.info(section, c.name, unsupported[c.name]);
+    }
+}
+
+}  // namespace doctor
