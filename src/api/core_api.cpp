@@ -18,8 +18,8 @@ extern "C" {
 
 // The version as text at a fixed marker, so that anydnn-doctor can tell the
 // version of every libanydnn it finds without loading (or trusting) it.
-__attribute__((used)) extern const char anydnn_version_stamp[];
-const char anydnn_version_stamp[] = "anydnn-library-version: " ANYDNN_STRINGIFY(ANYDNN_MAJOR) "." ANYDNN_STRINGIFY(
+extern const char anydnn_version_stamp[];
+__attribute__((used)) const char anydnn_version_stamp[] = "anydnn-library-version: " ANYDNN_STRINGIFY(ANYDNN_MAJOR) "." ANYDNN_STRINGIFY(
     ANYDNN_MINOR) "." ANYDNN_STRINGIFY(ANYDNN_PATCHLEVEL) "\n";
 
 size_t anydnnGetVersion(void) { return ANYDNN_VERSION; }

@@ -27,7 +27,8 @@ namespace doctor {
     X(anydnnCreatePoolingDescriptor) X(anydnnDestroyPoolingDescriptor) X(anydnnSetPooling2dDescriptor)           \
     X(anydnnPoolingForward) X(anydnnPoolingBackward)                                                             \
     X(anydnnCreateConvolutionDescriptor) X(anydnnDestroyConvolutionDescriptor)                                   \
-    X(anydnnSetConvolution2dDescriptor) X(anydnnGetConvolutionForwardWorkspaceSize)                              \
+    X(anydnnSetConvolution2dDescriptor) X(anydnnSetConvolutionGroupCount)                                        \
+    X(anydnnGetConvolutionForwardWorkspaceSize)                              \
     X(anydnnConvolutionForward) X(anydnnConvolutionBiasActivationForward)                                        \
     X(anydnnGetConvolutionBackwardDataWorkspaceSize) X(anydnnConvolutionBackwardData)                            \
     X(anydnnGetConvolutionBackwardFilterWorkspaceSize) X(anydnnConvolutionBackwardFilter)                        \

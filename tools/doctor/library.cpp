@@ -53,32 +53,65 @@ struct SearchDir {
     std::string source;  // "LD_LIBRARY_PATH", "RUNPATH", "ldconfig cache", "system default"
 };
 
-// The directories dlopen() searches for this program, in its order, as glibc
-// reports them (RTLD_DI_SERINFO: DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, the
-// system defaults), then the ldconfig cache, which glibc consults by name
-// between RUNPATH and the defaults.
+std::vector<std::string> split_path(const std::string &list) {
+    std::vector<std::string> dirs;
+    size_t begin = 0;
+    while (begin <= list.size()) {
+        size_t end = list.find_first_of(":;", begin);
+        if (end == std::string::npos) end = list.size();
+        std::string dir = list.substr(begin, end - begin);
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+        if (!dir.empty()) dirs.push_back(dir);
+        begin = end + 1;
+    }
+    return dirs;
+}
+
+// This program's DT_RPATH and DT_RUNPATH, $ORIGIN expanded. Read from its own
+// dynamic section: glibc's RTLD_DI_SERINFO decodes RUNPATH only once a first
+// lookup needed it.
+void own_rpaths(std::string *rpath, std::string *runpath) {
+    struct Out {
+        std::string *rpath, *runpath;
+    } out{rpath, runpath};
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *data) {
+            auto *o = static_cast<Out *>(data);
+            for (int i = 0; i < info->dlpi_phnum; ++i) {
+                if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+                const auto *dyn = reinterpret_cast<const ElfW(Dyn) *>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+                ElfW(Addr) strtab = 0;
+                for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; ++d)
+                    if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr;
+                // glibc relocates DT_STRTAB in place on x86-64; other loaders may not.
+                if (strtab != 0 && strtab < info->dlpi_addr) strtab += info->dlpi_addr;
+                for (const ElfW(Dyn) *d = dyn; strtab != 0 && d->d_tag != DT_NULL; ++d) {
+                    if (d->d_tag == DT_RPATH) *o->rpath = reinterpret_cast<const char *>(strtab + d->d_un.d_val);
+                    if (d->d_tag == DT_RUNPATH) *o->runpath = reinterpret_cast<const char *>(strtab + d->d_un.d_val);
+                }
+            }
+            return 1;  // the first object is the program itself
+        },
+        &out);
+    const std::string origin = dirname_of(self_executable());
+    for (std::string *p : {rpath, runpath})
+        for (size_t at; (at = p->find("$ORIGIN")) != std::string::npos;) p->replace(at, 7, origin);
+}
+
+// The directories the loader searches for a library this program dlopen()s,
+// in its order: DT_RPATH (when there is no DT_RUNPATH), LD_LIBRARY_PATH,
+// DT_RUNPATH, the ldconfig cache, the system defaults.
 std::vector<SearchDir> loader_search_dirs() {
     std::vector<SearchDir> dirs;
-    void *self = dlopen(nullptr, RTLD_NOW);
-    Dl_serinfo probe;
-    if (self != nullptr && dlinfo(self, RTLD_DI_SERINFOSIZE, &probe) == 0) {
-        std::vector<unsigned char> storage(probe.dls_size);
-        auto *info = reinterpret_cast<Dl_serinfo *>(storage.data());
-        info->dls_size = probe.dls_size;
-        info->dls_cnt = probe.dls_cnt;
-        if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) == 0 && dlinfo(self, RTLD_DI_SERINFO, info) == 0) {
-            for (unsigned i = 0; i < info->dls_cnt; ++i) {
-                const unsigned flags = info->dls_serpath[i].dls_flags;
-                const char *source = (flags & LA_SER_LIBPATH)   ? "LD_LIBRARY_PATH"
-                                     : (flags & LA_SER_RUNPATH) ? "RUNPATH of anydnn-doctor"
-                                                                : "system default";
-                std::string dir = info->dls_serpath[i].dls_name;
-                while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-                dirs.push_back({dir, source});
-            }
-        }
-    }
-    if (self != nullptr) dlclose(self);
+    auto add = [&](const std::string &list, const char *source) {
+        for (const std::string &dir : split_path(list)) dirs.push_back({dir, source});
+    };
+    std::string rpath, runpath;
+    own_rpaths(&rpath, &runpath);
+    if (runpath.empty()) add(rpath, "RPATH of anydnn-doctor");
+    const char *ld_path = std::getenv("LD_LIBRARY_PATH");
+    add(ld_path != nullptr ? ld_path : "", "LD_LIBRARY_PATH");
+    add(runpath, "RUNPATH of anydnn-doctor");
     // ldconfig -p lists "\tlibanydnn.so.1 (libc6,x86-64) => /usr/lib/libanydnn.so.1".
     for (const char *ldconfig : {"/sbin/ldconfig", "/usr/sbin/ldconfig"}) {
         if (access(ldconfig, X_OK) != 0) continue;
@@ -96,6 +129,26 @@ std::vector<SearchDir> loader_search_dirs() {
         }
         break;
     }
+    // The defaults, as glibc reports its search list (minus what is above).
+    void *self = dlopen(nullptr, RTLD_NOW);
+    Dl_serinfo probe;
+    if (self != nullptr && dlinfo(self, RTLD_DI_SERINFOSIZE, &probe) == 0) {
+        std::vector<unsigned char> storage(probe.dls_size);
+        auto *info = reinterpret_cast<Dl_serinfo *>(storage.data());
+        info->dls_size = probe.dls_size;
+        info->dls_cnt = probe.dls_cnt;
+        if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) == 0 && dlinfo(self, RTLD_DI_SERINFO, info) == 0) {
+            for (unsigned i = 0; i < info->dls_cnt; ++i) {
+                std::string dir = info->dls_serpath[i].dls_name;
+                while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+                if (dir == ".") continue;  // an empty RUNPATH element (CMake's build tree), not a default
+                bool listed = false;
+                for (const SearchDir &d : dirs) listed = listed || d.dir == dir;
+                if (!listed) dirs.push_back({dir, "system default"});
+            }
+        }
+    }
+    if (self != nullptr) dlclose(self);
     return dirs;
 }
 
@@ -204,14 +257,20 @@ void check_search_path(const LoadedLibrary &lib, const std::string &loaded_versi
     const std::vector<Copy> copies = find_copies(dirs);
     const auto loaded_id = lib.handle != nullptr ? file_id(lib.path) : std::nullopt;
     std::map<FileId, bool> reported;
+    // One line per file, with the names (links) it is found under.
     for (const Copy &c : copies) {
-        const bool is_loaded = loaded_id && c.id == *loaded_id;
-        std::string what = "version " + c.version;
-        if (c.real != c.path) what += ", -> " + c.real;
-        what += ", via " + c.source;
-        if (is_loaded) what += " [loaded]";
-        report.info(section, c.path, what);
+        if (reported[c.id]) continue;
+        reported[c.id] = true;
+        std::string names;
+        for (const Copy &other : copies)
+            if (other.id == c.id && other.path != c.real)
+                names += (names.empty() ? "" : ", ") + other.path.substr(other.path.rfind('/') + 1);
+        std::string what = "version " + c.version + ", via " + c.source;
+        if (!names.empty()) what += ", as " + names;
+        if (loaded_id && c.id == *loaded_id) what += " [loaded]";
+        report.info(section, c.real, what);
     }
+    reported.clear();
     // Every other file of this major version (or the unversioned link that the
     // linker reads): a program whose search order reaches it first gets it.
     // Another major version under its own soname is no conflict.

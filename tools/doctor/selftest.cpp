@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -253,33 +254,41 @@ void test_pooling(Session &s, anydnnPoolingMode_t mode, int window, int pad, int
 // ---- convolution ----------------------------------------------------------------------------
 
 struct ConvShape {
-    int n, c, h, w, k, r, s, pad, stride;
+    int n, c, h, w, k, r, s, pad, stride, groups;
     int oh() const { return (h + 2 * pad - r) / stride + 1; }
     int ow() const { return (w + 2 * pad - s) / stride + 1; }
+    int cg() const { return c / groups; }  // input channels per group (the filter's C)
     // Calls f(x index, w index, y index) for every product of the convolution.
     template <class F>
     void each_product(F f) const {
+        const int kg = k / groups;
         for (int in = 0; in < n; ++in)
             for (int ik = 0; ik < k; ++ik)
                 for (int i = 0; i < oh(); ++i)
                     for (int j = 0; j < ow(); ++j)
-                        for (int ic = 0; ic < c; ++ic)
+                        for (int jc = 0; jc < cg(); ++jc)
                             for (int p = 0; p < r; ++p)
                                 for (int q = 0; q < s; ++q) {
                                     const int ih = i * stride - pad + p, iw = j * stride - pad + q;
                                     if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
-                                    f(((in * c + ic) * h + ih) * w + iw, ((ik * c + ic) * r + p) * s + q,
+                                    const int ic = ik / kg * cg() + jc;
+                                    f(((in * c + ic) * h + ih) * w + iw, ((ik * cg() + jc) * r + p) * s + q,
                                       ((in * k + ik) * oh() + i) * ow() + j);
                                 }
     }
     std::string text() const {
         return std::to_string(n) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w) +
-               " * " + std::to_string(k) + "x" + std::to_string(c) + "x" + std::to_string(r) + "x" +
-               std::to_string(s) + " pad " + std::to_string(pad) + " stride " + std::to_string(stride);
+               " * " + std::to_string(k) + "x" + std::to_string(cg()) + "x" + std::to_string(r) + "x" +
+               std::to_string(s) + " pad " + std::to_string(pad) + " stride " + std::to_string(stride) +
+               (groups > 1 ? " groups " + std::to_string(groups) : "");
     }
 };
 
-const ConvShape kConvShapes[] = {{2, 5, 9, 8, 6, 3, 3, 1, 1}, {2, 4, 9, 7, 3, 3, 3, 1, 2}, {1, 8, 5, 5, 16, 1, 1, 0, 1}};
+// 3x3, strided, 1x1 and depthwise: between them every algorithm anydnn has takes one.
+const ConvShape kConvShapes[] = {{2, 5, 9, 8, 6, 3, 3, 1, 1, 1},
+                                 {2, 4, 9, 7, 3, 3, 3, 1, 2, 1},
+                                 {1, 8, 5, 5, 16, 1, 1, 0, 1, 1},
+                                 {2, 8, 6, 7, 8, 3, 3, 1, 1, 8}};
 
 struct ConvData {
     ConvShape shape;
@@ -291,15 +300,16 @@ struct ConvData {
         xd = s.tensor(shape.n, shape.c, shape.h, shape.w);
         yd = s.tensor(shape.n, shape.k, shape.oh(), shape.ow());
         bias_d = s.tensor(1, shape.k, 1, 1);
-        wd = s.filter(shape.k, shape.c, shape.r, shape.s);
+        wd = s.filter(shape.k, shape.cg(), shape.r, shape.s);
         cd = s.owned(s.api.anydnnCreateConvolutionDescriptor, s.api.anydnnDestroyConvolutionDescriptor,
                      "anydnnCreateConvolutionDescriptor");
         s.check(s.api.anydnnSetConvolution2dDescriptor(cd, shape.pad, shape.pad, shape.stride, shape.stride, 1, 1,
                                                        ANYDNN_CROSS_CORRELATION, ANYDNN_DATA_FLOAT),
                 "anydnnSetConvolution2dDescriptor");
+        s.check(s.api.anydnnSetConvolutionGroupCount(cd, shape.groups), "anydnnSetConvolutionGroupCount");
         const size_t ysize = size_t(shape.n) * shape.k * shape.oh() * shape.ow();
         x = random_floats(size_t(shape.n) * shape.c * shape.h * shape.w, 11);
-        w = random_floats(size_t(shape.k) * shape.c * shape.r * shape.s, 12);
+        w = random_floats(size_t(shape.k) * shape.cg() * shape.r * shape.s, 12);
         y0 = random_floats(ysize, 13);
         dy = random_floats(ysize, 14);
     }
@@ -391,7 +401,11 @@ void test_conv_backward_bias(Session &s, const ConvData &d) {
 const char *const kFwdAlgoNames[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM",     "DIRECT",
                                      "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
 const char *const kBwdDataAlgoNames[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
-const char *const kBwdFilterAlgoNames[] = {"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD_NONFUSED", "FFT_TILING"};
+const char *const kBwdFilterAlgoNames[] = {"ALGO_0",   "ALGO_1",           "FFT",       "ALGO_3",
+                                           "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
+static_assert(std::size(kFwdAlgoNames) == ANYDNN_CONVOLUTION_FWD_ALGO_COUNT);
+static_assert(std::size(kBwdDataAlgoNames) == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
+static_assert(std::size(kBwdFilterAlgoNames) == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
 
 // ---- the runner -----------------------------------------------------------------------------
 
@@ -463,7 +477,10 @@ std::vector<std::string> runnable_isa_levels(const std::string &info) {
     const std::string detected = build_info_value(info, "cpu isa detected");
     std::vector<std::string> levels;
     for (const char *level : order) {
-        if (compiled.find(std::string(" ") + level + " ") != std::string::npos) levels.push_back(level);
+        std::string word = " ";  // built by appending: GCC 12 warns falsely on " " + std::string
+        word += level;
+        word += ' ';
+        if (compiled.find(word) != std::string::npos) levels.push_back(level);
         if (detected == level) break;
     }
     return levels;
