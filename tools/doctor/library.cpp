@@ -104,7 +104,7 @@ void own_rpaths(std::string *rpath, std::string *runpath) {
 std::vector<SearchDir> loader_search_dirs() {
     std::vector<SearchDir> dirs;
     auto add = [&](const std::string &list, const char *source) {
-        for (const std::string &dir : split_path(list)) dirs.push_back({dir, source});
+        for (const std::string &dir : split_path(list)) dirs.push_back({real_path(dir), source});
     };
     std::string rpath, runpath;
     own_rpaths(&rpath, &runpath);
@@ -256,6 +256,10 @@ void check_search_path(const LoadedLibrary &lib, const std::string &loaded_versi
 
     const std::vector<Copy> copies = find_copies(dirs);
     const auto loaded_id = lib.handle != nullptr ? file_id(lib.path) : std::nullopt;
+    // The doctor of an installed tree should load that tree's library.
+    const std::string prefix = install_prefix();
+    const std::string own = prefix.empty() ? "" : prefix + "/" ANYDNN_DOCTOR_LIBDIR "/" + kSoname;
+    const auto own_id = own.empty() ? std::nullopt : file_id(own);
     std::map<FileId, bool> reported;
     // One line per file, with the names (links) it is found under.
     for (const Copy &c : copies) {
@@ -278,15 +282,16 @@ void check_search_path(const LoadedLibrary &lib, const std::string &loaded_versi
         const std::string name = c.path.substr(c.path.rfind('/') + 1);
         const bool own_major = name == kSoname || name.rfind(kSoname + ".", 0) == 0 ||
                                (name == "libanydnn.so" && major_of(c.version) == ANYDNN_MAJOR);
-        if ((loaded_id && c.id == *loaded_id) || reported[c.id] || !own_major) continue;
+        // Nothing loaded: the load failure is the problem. This tree's own
+        // library shadowed: the check below says so.
+        if (!loaded_id || c.id == *loaded_id || (own_id && c.id == *own_id) || reported[c.id] || !own_major)
+            continue;
         reported[c.id] = true;
         const std::string dir = dirname_of(c.path);
-        const std::string value =
-            "another anydnn (version " + c.version + ") found via " + c.source + "; " +
-            (lib.handle == nullptr ? "it is next in line for " + kSoname
-                                   : "the loaded " + lib.path + " (version " + loaded_version +
-                                         ") shadows it here, but a program whose RPATH or LD_LIBRARY_PATH lists " +
-                                         dir + " first loads this one instead");
+        const std::string value = "another anydnn (version " + c.version + ") found via " + c.source +
+                                  "; the loaded " + lib.path + " (version " + loaded_version +
+                                  ") shadows it here, but a program whose RPATH or LD_LIBRARY_PATH lists " + dir +
+                                  " first loads this one instead";
         const std::string fix = "delete it (rm " + c.path + (c.real != c.path ? " " + c.real : "") +
                                 ") or take " + dir + " off " + c.source;
         if (c.version == loaded_version)
@@ -295,12 +300,7 @@ void check_search_path(const LoadedLibrary &lib, const std::string &loaded_versi
             report.problem(section, c.path, value, fix);
     }
 
-    // The doctor of an installed tree should load that tree's library.
-    const std::string prefix = install_prefix();
-    if (prefix.empty() || lib.handle == nullptr) return;
-    const std::string own = prefix + "/" ANYDNN_DOCTOR_LIBDIR "/" + kSoname;
-    const auto own_id = file_id(own);
-    if (!own_id) return;  // missing: the install check names it
+    if (!own_id || !loaded_id) return;  // not installed, or nothing loaded: said elsewhere
     if (loaded_id && *own_id == *loaded_id) {
         report.pass(section, "loaded library", "is this installation's own " + own);
         return;
