@@ -315,21 +315,38 @@ struct ConvData {
     }
 };
 
-// y = conv(x, w) + 0.5 * y0, for each forward algorithm that takes the shape.
-void test_conv_forward(Session &s, const ConvData &d, anydnnConvolutionFwdAlgo_t algo) {
+// One direction of one algorithm: out = (the direction's sums) + 0.5 * out0.
+// workspace_size(size_t *) and run(workspace, size, out) make the two calls;
+// product(want, x index, w index, y index) adds one product to the reference.
+template <class WorkspaceSize, class Run, class Product>
+void check_conv_direction(Session &s, const ConvData &d, const char *name, size_t out_size, uint64_t seed,
+                          WorkspaceSize workspace_size, Run run, Product product) {
     size_t size = 0;
     s.allow_not_supported = true;
-    s.check(s.api.anydnnGetConvolutionForwardWorkspaceSize(s.handle, d.xd, d.wd, d.cd, d.yd, algo, &size),
-            "anydnnGetConvolutionForwardWorkspaceSize");
+    workspace_size(&size);
     std::vector<unsigned char> workspace(size);
-    Floats y = d.y0;
-    s.check(s.api.anydnnConvolutionForward(s.handle, &kOne, d.xd, d.x.data(), d.wd, d.w.data(), d.cd, algo,
-                                           workspace.data(), size, &kHalf, d.yd, y.data()),
-            "anydnnConvolutionForward");
-    Doubles want(y.size());
-    for (size_t i = 0; i < y.size(); ++i) want[i] = 0.5 * d.y0[i];
-    d.shape.each_product([&](int xi, int wi, int yi) { want[yi] += double(d.x[xi]) * d.w[wi]; });
-    expect_close("y", y, want);
+    const Floats out0 = random_floats(out_size, seed);
+    Floats out = out0;
+    run(workspace.data(), size, out.data());
+    Doubles want(out_size);
+    for (size_t i = 0; i < out_size; ++i) want[i] = 0.5 * out0[i];
+    d.shape.each_product([&](int xi, int wi, int yi) { product(want, xi, wi, yi); });
+    expect_close(name, out, want);
+}
+
+void test_conv_forward(Session &s, const ConvData &d, anydnnConvolutionFwdAlgo_t algo) {
+    check_conv_direction(
+        s, d, "y", d.dy.size(), 13,
+        [&](size_t *size) {
+            s.check(s.api.anydnnGetConvolutionForwardWorkspaceSize(s.handle, d.xd, d.wd, d.cd, d.yd, algo, size),
+                    "anydnnGetConvolutionForwardWorkspaceSize");
+        },
+        [&](void *workspace, size_t size, float *y) {
+            s.check(s.api.anydnnConvolutionForward(s.handle, &kOne, d.xd, d.x.data(), d.wd, d.w.data(), d.cd, algo,
+                                                   workspace, size, &kHalf, d.yd, y),
+                    "anydnnConvolutionForward");
+        },
+        [&](Doubles &want, int xi, int wi, int yi) { want[yi] += double(d.x[xi]) * d.w[wi]; });
 }
 
 // y = relu(conv(x, w) + 0.5 * z + bias), z = y0, in place (z is y).
@@ -355,37 +372,34 @@ void test_conv_bias_activation(Session &s, const ConvData &d) {
 }
 
 void test_conv_backward_data(Session &s, const ConvData &d, anydnnConvolutionBwdDataAlgo_t algo) {
-    size_t size = 0;
-    s.allow_not_supported = true;
-    s.check(s.api.anydnnGetConvolutionBackwardDataWorkspaceSize(s.handle, d.wd, d.yd, d.cd, d.xd, algo, &size),
-            "anydnnGetConvolutionBackwardDataWorkspaceSize");
-    std::vector<unsigned char> workspace(size);
-    const Floats dx0 = random_floats(d.x.size(), 16);
-    Floats dx = dx0;
-    s.check(s.api.anydnnConvolutionBackwardData(s.handle, &kOne, d.wd, d.w.data(), d.yd, d.dy.data(), d.cd, algo,
-                                                workspace.data(), size, &kHalf, d.xd, dx.data()),
-            "anydnnConvolutionBackwardData");
-    Doubles want(dx.size());
-    for (size_t i = 0; i < dx.size(); ++i) want[i] = 0.5 * dx0[i];
-    d.shape.each_product([&](int xi, int wi, int yi) { want[xi] += double(d.w[wi]) * d.dy[yi]; });
-    expect_close("dx", dx, want);
+    check_conv_direction(
+        s, d, "dx", d.x.size(), 16,
+        [&](size_t *size) {
+            s.check(s.api.anydnnGetConvolutionBackwardDataWorkspaceSize(s.handle, d.wd, d.yd, d.cd, d.xd, algo, size),
+                    "anydnnGetConvolutionBackwardDataWorkspaceSize");
+        },
+        [&](void *workspace, size_t size, float *dx) {
+            s.check(s.api.anydnnConvolutionBackwardData(s.handle, &kOne, d.wd, d.w.data(), d.yd, d.dy.data(), d.cd,
+                                                        algo, workspace, size, &kHalf, d.xd, dx),
+                    "anydnnConvolutionBackwardData");
+        },
+        [&](Doubles &want, int xi, int wi, int yi) { want[xi] += double(d.w[wi]) * d.dy[yi]; });
 }
 
 void test_conv_backward_filter(Session &s, const ConvData &d, anydnnConvolutionBwdFilterAlgo_t algo) {
-    size_t size = 0;
-    s.allow_not_supported = true;
-    s.check(s.api.anydnnGetConvolutionBackwardFilterWorkspaceSize(s.handle, d.xd, d.yd, d.cd, d.wd, algo, &size),
-            "anydnnGetConvolutionBackwardFilterWorkspaceSize");
-    std::vector<unsigned char> workspace(size);
-    const Floats dw0 = random_floats(d.w.size(), 17);
-    Floats dw = dw0;
-    s.check(s.api.anydnnConvolutionBackwardFilter(s.handle, &kOne, d.xd, d.x.data(), d.yd, d.dy.data(), d.cd, algo,
-                                                  workspace.data(), size, &kHalf, d.wd, dw.data()),
-            "anydnnConvolutionBackwardFilter");
-    Doubles want(dw.size());
-    for (size_t i = 0; i < dw.size(); ++i) want[i] = 0.5 * dw0[i];
-    d.shape.each_product([&](int xi, int wi, int yi) { want[wi] += double(d.x[xi]) * d.dy[yi]; });
-    expect_close("dw", dw, want);
+    check_conv_direction(
+        s, d, "dw", d.w.size(), 17,
+        [&](size_t *size) {
+            s.check(
+                s.api.anydnnGetConvolutionBackwardFilterWorkspaceSize(s.handle, d.xd, d.yd, d.cd, d.wd, algo, size),
+                "anydnnGetConvolutionBackwardFilterWorkspaceSize");
+        },
+        [&](void *workspace, size_t size, float *dw) {
+            s.check(s.api.anydnnConvolutionBackwardFilter(s.handle, &kOne, d.xd, d.x.data(), d.yd, d.dy.data(), d.cd,
+                                                          algo, workspace, size, &kHalf, d.wd, dw),
+                    "anydnnConvolutionBackwardFilter");
+        },
+        [&](Doubles &want, int xi, int wi, int yi) { want[wi] += double(d.x[xi]) * d.dy[yi]; });
 }
 
 void test_conv_backward_bias(Session &s, const ConvData &d) {
