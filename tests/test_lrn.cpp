@@ -11,8 +11,8 @@
 // gradients that cancel): f32 2e-5, f64 1e-12, f16 / bf16 a few storage
 // roundings: the power is exp(-beta log s) in float (vmath), whose error
 // grows with beta |log s|.
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "common/test_util.hpp"
 #include "reference/lrn_ref.hpp"

@@ -89,7 +89,10 @@ int64_t LrnGrid::pixels() const {
 
 std::string LrnGrid::to_string() const {
     std::string s = "n=" + std::to_string(n) + " c=" + std::to_string(c) + " pixels=";
-    for (int i = 0; i < nd; ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+    for (int i = 0; i < nd; ++i) {
+        if (i > 0) s += "x";
+        s += std::to_string(dims[i]);
+    }
     return s;
 }
 
