@@ -23,6 +23,14 @@ Status states_size_arg(std::size_t size) {
     return kSuccess;
 }
 
+// The checks common to Set and Restore.
+Status set_args(const anydnnDropoutStruct *desc, anydnnHandle_t handle, float p) {
+    const Handle *h;
+    if (desc == nullptr) return fail(ANYDNN_STATUS_BAD_PARAM, "dropoutDesc is NULL");
+    ANYDNN_TRY(handle_arg(handle, &h));
+    return ops::check_dropout_p(p);
+}
+
 // The checks common to Forward and Backward: in (x, dy) -> out (y, dx).
 Status dropout_call(anydnnHandle_t handle, const anydnnDropoutStruct *desc, const anydnnTensorStruct *in_desc,
                     const char *in_desc_arg, const void *in, const char *in_arg, const anydnnTensorStruct *out_desc,
@@ -94,10 +102,7 @@ anydnnStatus_t anydnnSetDropoutDescriptor(anydnnDropoutDescriptor_t dropoutDesc,
                                           float dropout, void *states, size_t stateSizeInBytes,
                                           unsigned long long seed) {
     return api_call("anydnnSetDropoutDescriptor", handle, [&] {
-        const Handle *h;
-        if (dropoutDesc == nullptr) return fail(ANYDNN_STATUS_BAD_PARAM, "dropoutDesc is NULL");
-        ANYDNN_TRY(handle_arg(handle, &h));
-        ANYDNN_TRY(ops::check_dropout_p(dropout));
+        ANYDNN_TRY(set_args(dropoutDesc, handle, dropout));
         if (states != nullptr) {
             ANYDNN_TRY(states_size_arg(stateSizeInBytes));
             ops::DropoutStates s{};
@@ -118,10 +123,7 @@ anydnnStatus_t anydnnRestoreDropoutDescriptor(anydnnDropoutDescriptor_t dropoutD
                                               float dropout, void *states, size_t stateSizeInBytes,
                                               unsigned long long seed) {
     return api_call("anydnnRestoreDropoutDescriptor", handle, [&] {
-        const Handle *h;
-        if (dropoutDesc == nullptr) return fail(ANYDNN_STATUS_BAD_PARAM, "dropoutDesc is NULL");
-        ANYDNN_TRY(handle_arg(handle, &h));
-        ANYDNN_TRY(ops::check_dropout_p(dropout));
+        ANYDNN_TRY(set_args(dropoutDesc, handle, dropout));
         ANYDNN_TRY(ops::pointer_arg(states, "states"));
         ANYDNN_TRY(states_size_arg(stateSizeInBytes));
         ops::DropoutStates s;

@@ -102,40 +102,49 @@ std::vector<double> lrn_backward(const Lrn &p, const std::vector<int> &dims, con
     return dx;
 }
 
+namespace {
+
+// u = x - means and S = k + alpha / n^spatial * (window sums of u^2).
+struct DivNormTerms {
+    std::vector<double> u, S;
+    double an;
+};
+
+DivNormTerms divnorm_terms(const Lrn &p, const std::vector<int> &dims, const std::vector<double> &x,
+                           const std::vector<double> &means) {
+    const int before = (p.n - 1) / 2, after = p.n - 1 - before;
+    DivNormTerms t;
+    t.u = centred(x, means);
+    std::vector<double> sq(t.u.size());
+    for (size_t i = 0; i < t.u.size(); ++i) sq[i] = t.u[i] * t.u[i];
+    t.S = window_sums(dims, sq, before, after);
+    t.an = p.alpha / std::pow(p.n, static_cast<double>(Spatial(dims).count));
+    for (double &v : t.S) v = p.k + t.an * v;
+    return t;
+}
+
+}  // namespace
+
 std::vector<double> divnorm_forward(const Lrn &p, const std::vector<int> &dims, const std::vector<double> &x,
                                     const std::vector<double> &means, double a, double b,
                                     const std::vector<double> &y0) {
-    const Spatial sp(dims);
-    const int before = (p.n - 1) / 2, after = p.n - 1 - before;
-    const std::vector<double> u = centred(x, means);
-    std::vector<double> sq(u.size());
-    for (size_t i = 0; i < u.size(); ++i) sq[i] = u[i] * u[i];
-    const std::vector<double> sums = window_sums(dims, sq, before, after);
-    const double an = p.alpha / std::pow(p.n, static_cast<double>(sp.count));
+    const DivNormTerms t = divnorm_terms(p, dims, x, means);
     std::vector<double> y(x.size());
-    for (size_t i = 0; i < x.size(); ++i)
-        y[i] = a * u[i] * std::pow(p.k + an * sums[i], -p.beta) + (b != 0 ? b * y0[i] : 0);
+    for (size_t i = 0; i < x.size(); ++i) y[i] = a * t.u[i] * std::pow(t.S[i], -p.beta) + (b != 0 ? b * y0[i] : 0);
     return y;
 }
 
 std::vector<double> divnorm_backward_du(const Lrn &p, const std::vector<int> &dims, const std::vector<double> &x,
                                         const std::vector<double> &means, const std::vector<double> &dy) {
-    const Spatial sp(dims);
     const int before = (p.n - 1) / 2, after = p.n - 1 - before;
-    const std::vector<double> u = centred(x, means);
-    std::vector<double> sq(u.size());
-    for (size_t i = 0; i < u.size(); ++i) sq[i] = u[i] * u[i];
-    const std::vector<double> sums = window_sums(dims, sq, before, after);
-    const double an = p.alpha / std::pow(p.n, static_cast<double>(sp.count));
-    std::vector<double> r(u.size()), S(u.size());
-    for (size_t i = 0; i < u.size(); ++i) {
-        S[i] = p.k + an * sums[i];
-        r[i] = dy[i] * u[i] * std::pow(S[i], -p.beta - 1);
-    }
+    const DivNormTerms t = divnorm_terms(p, dims, x, means);
+    std::vector<double> r(t.u.size());
+    for (size_t i = 0; i < r.size(); ++i) r[i] = dy[i] * t.u[i] * std::pow(t.S[i], -p.beta - 1);
     // q is in p's window when p - before <= q <= p + after: sum r over [q - after, q + before].
-    const std::vector<double> t = window_sums(dims, r, after, before);
-    std::vector<double> du(u.size());
-    for (size_t i = 0; i < u.size(); ++i) du[i] = dy[i] * std::pow(S[i], -p.beta) - 2 * p.beta * an * u[i] * t[i];
+    const std::vector<double> sums = window_sums(dims, r, after, before);
+    std::vector<double> du(r.size());
+    for (size_t i = 0; i < r.size(); ++i)
+        du[i] = dy[i] * std::pow(t.S[i], -p.beta) - 2 * p.beta * t.an * t.u[i] * sums[i];
     return du;
 }
 
