@@ -72,16 +72,34 @@ inline void enter_square(const T *x, int64_t sxc, int64_t sxl, int64_t channels,
         const C v = load<C>(xp + l * (Unit ? 1 : sxl));
         slot[l] = v * v;
     }
+    // Lanes past the block hold 0, so that ring_sum can add whole slots.
+    for (int64_t l = nb; l < kLanes; ++l) slot[l] = 0;
 }
 
-// r = the sum of the n ring slots first, first + 1, ... (mod n), in that order.
-template <class C>
-inline void ring_sum(const C (*ring)[kLanes], int n, int64_t first, int64_t nb, C *__restrict r) {
-    for (int64_t l = 0; l < nb; ++l) r[l] = 0;
-    for (int j = 0; j < n; ++j) {
-        const C *sp = ring[(first + j) % n];
-        for (int64_t l = 0; l < nb; ++l) r[l] += sp[l];
+// r[l] = the sum of rows[0..K)[l], in that order: the rows are a constant
+// count of pointers, so the lane loop is one vector loop with K loads (a
+// loop over a run-time count of slots around it was unrolled and jammed by
+// GCC into scalar code that cost a third of the forward pass).
+template <int K, class C>
+inline void sum_rows(const C *const *rows, C *__restrict r) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+        C acc = rows[0][l];
+#pragma GCC unroll 16
+        for (int j = 1; j < K; ++j) acc += rows[j][l];
+        r[l] = acc;
     }
+}
+
+// r = the sum of the n ring slots first, first + 1, ... (mod n), in that
+// order, over all kLanes lanes; rows past n are `zeros`, and adding 0
+// changes no sum.
+template <class C>
+inline void ring_sum(const C (*ring)[kLanes], int n, int64_t first, const C *zeros, C *__restrict r) {
+    const C *rows[kMaxN];
+    for (int j = 0; j < kMaxN; ++j) rows[j] = j < n ? ring[(first + j) % n] : zeros;
+    if (n <= 4) sum_rows<4>(rows, r);
+    else if (n <= 8) sum_rows<8>(rows, r);
+    else sum_rows<16>(rows, r);
 }
 
 // The ring holds the square of channel ch in slot (ch + before) % n.
@@ -95,12 +113,12 @@ void forward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
     T *y = static_cast<T *>(a.out) + off[1];
     const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
     const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    C sq[kMaxN][kLanes], r[kLanes];
+    C sq[kMaxN][kLanes], r[kLanes], zeros[kLanes] = {};
     for (int64_t ch = -before; ch < after; ++ch)
         enter_square<Unit, T>(x, sxc, sxl, g.c, ch, nb, sq[(ch + before) % n]);
     for (int64_t c = 0; c < g.c; ++c) {
         enter_square<Unit, T>(x, sxc, sxl, g.c, c + after, nb, sq[(c + n - 1) % n]);
-        ring_sum<C>(sq, n, c, nb, r);
+        ring_sum<C>(sq, n, c, zeros, r);
         // x[c] is read before y[c] is written, and no later channel reads it
         // again (its square is in the ring): y may be x's buffer.
         const T *xp = x + c * sxc;
@@ -136,7 +154,7 @@ void backward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
     const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
     const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const C two_beta_alpha_n = static_cast<C>(2 * a.lrn.beta * a.lrn.alpha_n);
-    C sq[kMaxN][kLanes], q[kMaxN][kLanes], pw[kMaxN][kLanes], r[kLanes];
+    C sq[kMaxN][kLanes], q[kMaxN][kLanes], pw[kMaxN][kLanes], r[kLanes], zeros[kLanes] = {};
     for (int i = 0; i < n; ++i)
         for (int64_t l = 0; l < kLanes; ++l) q[i][l] = 0;
     for (int64_t ch = -before; ch < after; ++ch)
@@ -145,7 +163,7 @@ void backward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
         C *__restrict qm = q[m % n];
         if (m < g.c) {
             enter_square<Unit, T>(x, sxc, sxl, g.c, m + after, nb, sq[(m + n - 1) % n]);
-            ring_sum<C>(sq, n, m, nb, r);
+            ring_sum<C>(sq, n, m, zeros, r);
             C *__restrict pm = pw[m % n];
             const T *yp = y + m * syc, *dyp = dy + m * sdyc;
             for (int64_t l = 0; l < nb; ++l) {
@@ -153,12 +171,13 @@ void backward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
                 pm[l] = neg_pow(s, neg_beta);
                 qm[l] = load<C>(dyp + l * sdyl) * load<C>(yp + l * syl) / s;
             }
+            for (int64_t l = nb; l < kLanes; ++l) qm[l] = 0;
         } else {
             for (int64_t l = 0; l < kLanes; ++l) qm[l] = 0;
         }
         if (m < before) continue;
         const int64_t c = m - before;
-        ring_sum<C>(q, n, m + 1, nb, r);  // slots of c' = m - n + 1 .. m, ascending
+        ring_sum<C>(q, n, m + 1, zeros, r);  // slots of c' = m - n + 1 .. m, ascending
         const C *pc = pw[c % n];
         const T *xp = x + c * sxc, *dyp = dy + c * sdyc;
         T *dxp = dx + c * sdxc;
