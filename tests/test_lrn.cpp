@@ -104,7 +104,8 @@ struct Case {
 };
 
 // C < lrnN, C = 1, 1x1 pixels with even lrnN, rows of more than one block
-// (70 > 64 pixels), 3-D and 5-D tensors, lrnN 1 and 16, beta != 0.75.
+// (70 > 64 pixels), 3-D and 5-D tensors, lrnN 1 and 16, beta != 0.75;
+// channel blocks (C > 64) with windows across their edges.
 const Case kOddCases[] = {
     {{2, 7, 5, 3}, {5, 0.8, 0.75, 2}},
     {{1, 3, 4, 4}, {5, 1.5, 0.75, 1}},
@@ -115,6 +116,9 @@ const Case kOddCases[] = {
     {{1, 4, 2, 3, 5}, {7, 2.0, 2.0, 3}},
     {{1, 20, 3, 3}, {16, 4.0, 0.75, 1}},
     {{1, 3, 2, 2}, {1, 1.0, 0.6, 1e-5}},
+    {{2, 70, 1, 1}, {5, 1.0, 0.75, 1}},      // channel lanes: two blocks, 1x1 pixels
+    {{1, 67, 2, 3}, {6, 2.0, 0.75, 1.5}},   // a window across the block edge (NHWC)
+    {{1, 130, 3, 1}, {15, 3.0, 1.1, 1}},
 };
 
 // A 3x1x1 pixel by hand: alpha / n = 1, beta = 1, k = 1.
@@ -205,26 +209,29 @@ TEST_P(Lrn, BitwiseSameForEveryThreadCount) {
     const ref::Lrn p{5, 1.0, 0.75, 2};
     const LrnDesc desc(p);
     const std::vector<int> dims = {3, 17, 13, 29};
-    Tensor x(packed(dims), ANYDNN_DATA_FLOAT), dy(packed(dims), ANYDNN_DATA_FLOAT);
-    x.fill_random(-2, 2);
-    dy.fill_random();
-    std::vector<double> y1, dx1;
-    for (int threads : {1, 2, 3}) {
-        Handle h(GetParam(), threads);
-        SKIP_IF_UNAVAILABLE(h);
-        Tensor y(packed(dims), ANYDNN_DATA_FLOAT), dx(packed(dims), ANYDNN_DATA_FLOAT);
-        const float one = 1, zero = 0;
-        ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &one, x.desc(), x.data(),
-                                               &zero, y.desc(), y.data()));
-        ASSERT_OK(anydnnLRNCrossChannelBackward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &one, y.desc(), y.data(),
-                                                dy.desc(), dy.data(), x.desc(), x.data(), &zero, dx.desc(),
-                                                dx.data()));
-        if (threads == 1) {
-            y1 = y.values();
-            dx1 = dx.values();
-        } else {
-            EXPECT_EQ(y.values(), y1) << threads << " threads";
-            EXPECT_EQ(dx.values(), dx1) << threads << " threads";
+    for (Layout l : {packed, packed_nhwc}) {  // pixel lanes, channel lanes
+        SCOPED_TRACE(l(dims).to_string());
+        Tensor x(l(dims), ANYDNN_DATA_FLOAT), dy(l(dims), ANYDNN_DATA_FLOAT);
+        x.fill_random(-2, 2);
+        dy.fill_random();
+        std::vector<double> y1, dx1;
+        for (int threads : {1, 2, 3}) {
+            Handle h(GetParam(), threads);
+            SKIP_IF_UNAVAILABLE(h);
+            Tensor y(l(dims), ANYDNN_DATA_FLOAT), dx(l(dims), ANYDNN_DATA_FLOAT);
+            const float one = 1, zero = 0;
+            ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &one, x.desc(), x.data(),
+                                                   &zero, y.desc(), y.data()));
+            ASSERT_OK(anydnnLRNCrossChannelBackward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &one, y.desc(),
+                                                    y.data(), dy.desc(), dy.data(), x.desc(), x.data(), &zero,
+                                                    dx.desc(), dx.data()));
+            if (threads == 1) {
+                y1 = y.values();
+                dx1 = dx.values();
+            } else {
+                EXPECT_EQ(y.values(), y1) << threads << " threads";
+                EXPECT_EQ(dx.values(), dx1) << threads << " threads";
+            }
         }
     }
 }

@@ -24,6 +24,9 @@ struct LrnArgs {
     const void *x, *y, *dy;  // y, dy: backward only
     void *out;               // y (forward) or dx (backward)
     double alpha, beta;
+    // Lanes are channels of one pixel (x's channels innermost, NHWC), not
+    // pixels: see src/cpu/kernels/lrn.hpp.
+    bool channel_lanes;
 };
 
 // Divisive normalization. Operands of g: 0 = x, 1 = means, 2 = dy, 3 = the

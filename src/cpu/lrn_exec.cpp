@@ -24,16 +24,24 @@ void run_divnorm(const Handle &h, const ops::DivNormProblem &p, DivNormArgs a, b
     (backward ? k.divnorm_backward : k.divnorm_forward)(ExecContext{h.threads()}, a);
 }
 
+// Channels as lanes when there are enough of them to fill a vector and they
+// are x's innermost dimension (NHWC) or the pixel rows are too short to
+// (1x1 pixels); pixel lanes otherwise (NCHW, or few channels: strided loads
+// that still use every lane).
+bool channel_lanes(const ops::LrnGrid &g) {
+    return g.c >= 16 && (g.sc[0] < g.s[0][g.nd - 1] || g.dims[g.nd - 1] < 16);
+}
+
 }  // namespace
 
 void execute_lrn_forward(const Handle &h, const ops::LrnForwardProblem &p, const void *x, void *y) {
-    const LrnArgs a{p.lrn, p.grid, x, nullptr, nullptr, y, p.alpha, p.beta};
+    const LrnArgs a{p.lrn, p.grid, x, nullptr, nullptr, y, p.alpha, p.beta, channel_lanes(p.grid)};
     lrn_kernels(h.isa).forward(ExecContext{h.threads()}, a);
 }
 
 void execute_lrn_backward(const Handle &h, const ops::LrnBackwardProblem &p, const void *y, const void *dy,
                           const void *x, void *dx) {
-    const LrnArgs a{p.lrn, p.grid, x, y, dy, dx, p.alpha, p.beta};
+    const LrnArgs a{p.lrn, p.grid, x, y, dy, dx, p.alpha, p.beta, channel_lanes(p.grid)};
     lrn_kernels(h.isa).backward(ExecContext{h.threads()}, a);
 }
 

@@ -80,14 +80,22 @@ inline void enter_square(const T *x, int64_t sxc, int64_t sxl, int64_t channels,
 // count of pointers, so the lane loop is one vector loop with K loads (a
 // loop over a run-time count of slots around it was unrolled and jammed by
 // GCC into scalar code that cost a third of the forward pass).
-template <int K, class C>
+template <int K, int64_t Lanes = kLanes, class C>
 inline void sum_rows(const C *const *rows, C *__restrict r) {
-    for (int64_t l = 0; l < kLanes; ++l) {
+    for (int64_t l = 0; l < Lanes; ++l) {
         C acc = rows[0][l];
 #pragma GCC unroll 16
         for (int j = 1; j < K; ++j) acc += rows[j][l];
         r[l] = acc;
     }
+}
+
+// sum_rows for the window width n (K = 4, 8 or 16, rows past n being zeros).
+template <int64_t Lanes = kLanes, class C>
+inline void sum_window(const C *const *rows, int n, C *__restrict r) {
+    if (n <= 4) sum_rows<4, Lanes>(rows, r);
+    else if (n <= 8) sum_rows<8, Lanes>(rows, r);
+    else sum_rows<16, Lanes>(rows, r);
 }
 
 // r = the sum of the n ring slots first, first + 1, ... (mod n), in that
@@ -97,9 +105,7 @@ template <class C>
 inline void ring_sum(const C (*ring)[kLanes], int n, int64_t first, const C *zeros, C *__restrict r) {
     const C *rows[kMaxN];
     for (int j = 0; j < kMaxN; ++j) rows[j] = j < n ? ring[(first + j) % n] : zeros;
-    if (n <= 4) sum_rows<4>(rows, r);
-    else if (n <= 8) sum_rows<8>(rows, r);
-    else sum_rows<16>(rows, r);
+    sum_window(rows, n, r);
 }
 
 // The ring holds the square of channel ch in slot (ch + before) % n.
@@ -213,12 +219,141 @@ void lrn_typed(const ExecContext &ctx, const LrnArgs &a) {
     });
 }
 
+// ---- Channel lanes (NHWC) ------------------------------------------------------
+//
+// A work item is one pixel of one image; its channels, contiguous, are the
+// lanes, in blocks of kLanes. The squares of a block and its window's halo
+// go to a buffer with zeros outside [0, C), and channel c's window sum is
+// the sum of the buffer at c - before + j for j = 0 .. n-1 in that order:
+// the same sums, in the same order, as the pixel lanes' ring.
+
+constexpr int64_t kHalo = kMaxN - 1;
+
+// buf[i] = x[first + i]^2 for the channels first + i in [0, C) and i < count,
+// 0 for every other i < Size.
+template <int64_t Size, bool Unit, class T, class C>
+inline void square_block(const T *x, int64_t sxc, int64_t channels, int64_t first, int64_t count,
+                         C *__restrict buf) {
+    const int64_t i0 = first < 0 ? -first : 0;
+    const int64_t i1 = imin_(count, channels - first);
+    for (int64_t i = 0; i < Size; ++i) buf[i] = 0;
+    for (int64_t i = i0; i < i1; ++i) {
+        const C v = load<C>(x + (first + i) * (Unit ? 1 : sxc));
+        buf[i] = v * v;
+    }
+}
+
+template <int64_t Lanes, class C>
+inline void window_sums(const C *buf, int n, const C *zeros, C *__restrict r) {
+    const C *rows[kMaxN];
+    for (int j = 0; j < kMaxN; ++j) rows[j] = j < n ? buf + j : zeros;
+    sum_window<Lanes>(rows, n, r);
+}
+
+template <bool Unit, class T, class C>
+void forward_pixel(const LrnArgs &a, const int64_t *off) {
+    const ops::LrnGrid &g = a.g;
+    const int n = a.lrn.n, before = a.lrn.before;
+    const int64_t sxc = Unit ? 1 : g.sc[0], syc = Unit ? 1 : g.sc[1];
+    const T *x = static_cast<const T *>(a.x) + off[0];
+    T *y = static_cast<T *>(a.out) + off[1];
+    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
+    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    C sq[kLanes + kHalo + 1], r[kLanes], zeros[kLanes + kHalo + 1] = {};
+    for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
+        const int64_t nb = imin_(kLanes, g.c - c0);
+        square_block<kLanes + kHalo + 1, Unit, T>(x, sxc, g.c, c0 - before, nb + n - 1, sq);
+        window_sums<kLanes>(sq, n, zeros, r);
+        const T *xp = x + c0 * sxc;
+        T *yp = y + c0 * syc;
+        for (int64_t l = 0; l < nb; ++l) {
+            C v = alpha * load<C>(xp + l * sxc) * neg_pow(k + alpha_n * r[l], neg_beta);
+            if (a.beta != 0) v += beta * load<C>(yp + l * syc);
+            store(yp + l * syc, v);
+        }
+    }
+}
+
+// The block's dx needs q = dy y / s at the channels [c0 - after, c0 + nb +
+// before), whose window sums need the squares of [c0 - (n-1), c0 + nb + n - 1).
+template <bool Unit, class T, class C>
+void backward_pixel(const LrnArgs &a, const int64_t *off) {
+    const ops::LrnGrid &g = a.g;
+    const int n = a.lrn.n, after = a.lrn.after;
+    const int64_t sxc = Unit ? 1 : g.sc[0], syc = Unit ? 1 : g.sc[1];
+    const int64_t sdyc = Unit ? 1 : g.sc[2], sdxc = Unit ? 1 : g.sc[3];
+    const T *x = static_cast<const T *>(a.x) + off[0], *y = static_cast<const T *>(a.y) + off[1];
+    const T *dy = static_cast<const T *>(a.dy) + off[2];
+    T *dx = static_cast<T *>(a.out) + off[3];
+    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
+    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const C two_beta_alpha_n = static_cast<C>(2 * a.lrn.beta * a.lrn.alpha_n);
+    constexpr int64_t kWide = kLanes + kHalo + 1;  // the channels of q
+    C sq[kWide + kHalo + 1], s[kWide], q[kWide], r[kLanes], zeros[kWide] = {};
+    for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
+        const int64_t nb = imin_(kLanes, g.c - c0), first = c0 - after;  // q[t]: channel first + t
+        square_block<kWide + kHalo + 1, Unit, T>(x, sxc, g.c, first - a.lrn.before, nb + 2 * (n - 1), sq);
+        window_sums<kWide>(sq, n, zeros, s);
+        const int64_t t0 = first < 0 ? -first : 0, t1 = imin_(nb + n - 1, g.c - first);
+        for (int64_t t = 0; t < kWide; ++t) q[t] = 0;
+        for (int64_t t = t0; t < t1; ++t) {
+            const int64_t c = first + t;
+            s[t] = k + alpha_n * s[t];
+            q[t] = load<C>(dy + c * sdyc) * load<C>(y + c * syc) / s[t];
+        }
+        window_sums<kLanes>(q, n, zeros, r);
+        for (int64_t l = 0; l < nb; ++l) {
+            const int64_t c = c0 + l;
+            const C pw = neg_pow(s[l + after], neg_beta);
+            C v = alpha * (load<C>(dy + c * sdyc) * pw - two_beta_alpha_n * load<C>(x + c * sxc) * r[l]);
+            if (a.beta != 0) v += beta * load<C>(dx + c * sdxc);
+            store(dx + c * sdxc, v);
+        }
+    }
+}
+
+template <bool Backward, class T>
+void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
+    using C = compute_t<T>;
+    const ops::LrnGrid &g = a.g;
+    const int64_t pixels = g.pixels();
+    bool unit = true;
+    for (int k = 0; k < g.nops; ++k) unit = unit && g.sc[k] == 1;
+    parallel_ranges(ctx, g.n * pixels, kGrain / g.c + 1, [&](int64_t begin, int64_t end) {
+        int64_t off[ops::kLrnMaxOperands];
+        for (int64_t item = begin; item < end; ++item) {
+            int64_t p = item % pixels;
+            for (int k = 0; k < g.nops; ++k) off[k] = item / pixels * g.sn[k];
+            for (int d = g.nd - 1; d >= 0; --d) {
+                const int64_t cd = p % g.dims[d];
+                p /= g.dims[d];
+                for (int k = 0; k < g.nops; ++k) off[k] += cd * g.s[k][d];
+            }
+            if constexpr (Backward) {
+                if (unit) backward_pixel<true, T, C>(a, off);
+                else backward_pixel<false, T, C>(a, off);
+            } else {
+                if (unit) forward_pixel<true, T, C>(a, off);
+                else forward_pixel<false, T, C>(a, off);
+            }
+        }
+    });
+}
+
 void forward(const ExecContext &ctx, const LrnArgs &a) {
-    visit_float_dtype(a.g.dt, [&](auto tag) { lrn_typed<false, typename decltype(tag)::type>(ctx, a); });
+    visit_float_dtype(a.g.dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (a.channel_lanes) lrn_channels<false, T>(ctx, a);
+        else lrn_typed<false, T>(ctx, a);
+    });
 }
 
 void backward(const ExecContext &ctx, const LrnArgs &a) {
-    visit_float_dtype(a.g.dt, [&](auto tag) { lrn_typed<true, typename decltype(tag)::type>(ctx, a); });
+    visit_float_dtype(a.g.dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (a.channel_lanes) lrn_channels<true, T>(ctx, a);
+        else lrn_typed<true, T>(ctx, a);
+    });
 }
 
 // ---- Divisive normalization --------------------------------------------------
