@@ -63,8 +63,8 @@ struct LrnBackwardProblem {
 };
 
 // Divisive normalization: grid with nd = 3 pixel dimensions d, h, w (d = 1
-// for 4-D tensors). Forward operands: 0 = x, 1 = means, 2 = y; backward: 0 =
-// x, 1 = means, 2 = dy, 3 = dx (and dMeans, which has dx's layout).
+// for 4-D tensors, stride 0). Operands: 0 = x, 1 = means, 2 = dy (all three
+// xDesc's layout), 3 = the output: y, or dx and dMeans (dXdMeansDesc's).
 struct DivNormProblem {
     LrnParams lrn;
     LrnGrid grid;
