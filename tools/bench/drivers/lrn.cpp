@@ -83,6 +83,8 @@ void parse_descriptor(std::string_view text, LrnProblem *p) {
         const std::string key(text.substr(i, j - i));
         if (key == "n" || (key.size() > 1 && key[0] == 'n')) {  // the name
             p->name = std::string(text.substr(i + 1));
+            if (p->name.size() >= 2 && p->name.front() == '"' && p->name.back() == '"')  // n"name", as the lists write it
+                p->name = p->name.substr(1, p->name.size() - 2);
             break;
         }
         size_t e = j;
