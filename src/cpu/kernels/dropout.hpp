@@ -21,6 +21,7 @@ constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // the key schedule's 
 // The words of counters {block + i, call} for i < kBlocks, word w of counter i at out[4 i + w].
 inline void philox_chunk(uint64_t block, uint64_t call, uint64_t seed, uint32_t *__restrict out) {
     uint32_t x0[kBlocks], x1[kBlocks], x2[kBlocks], x3[kBlocks];
+#pragma GCC unroll 1
     for (int64_t i = 0; i < kBlocks; ++i) {
         const uint64_t b = block + static_cast<uint64_t>(i);
         x0[i] = static_cast<uint32_t>(b);
@@ -29,7 +30,12 @@ inline void philox_chunk(uint64_t block, uint64_t call, uint64_t seed, uint32_t 
         x3[i] = static_cast<uint32_t>(call >> 32);
     }
     uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    // Every lane loop stays a loop (ARCHITECTURE.md, pooling's rule): GCC
+    // unrolled these constant-count loops completely before its vectorizer
+    // ran and left Philox scalar, 8 ns an element.
+#pragma GCC unroll 1
     for (int r = 0; r < 10; ++r) {
+#pragma GCC unroll 1
         for (int64_t i = 0; i < kBlocks; ++i) {
             const uint64_t p0 = static_cast<uint64_t>(kM0) * x0[i], p1 = static_cast<uint64_t>(kM1) * x2[i];
             const uint32_t y0 = static_cast<uint32_t>(p1 >> 32) ^ x1[i] ^ k0;
@@ -42,6 +48,7 @@ inline void philox_chunk(uint64_t block, uint64_t call, uint64_t seed, uint32_t 
         k0 += kW0;
         k1 += kW1;
     }
+#pragma GCC unroll 1
     for (int64_t i = 0; i < kBlocks; ++i) {
         out[4 * i] = x0[i];
         out[4 * i + 1] = x1[i];
@@ -58,36 +65,54 @@ void philox(uint64_t block, uint64_t call, uint64_t seed, int64_t blocks, uint32
     }
 }
 
+// v where the mask byte m is not 0, else +0, by the bits: as a select
+// (m ? v : 0) GCC moved the load and multiply of v under the condition, and
+// without masked loads (AVX2) the loop stayed scalar. A dropped inf or NaN
+// gives 0, as it must (v * 0 would not).
+template <class C>
+inline C keep_or_zero(C v, uint8_t m) {
+    if constexpr (sizeof(C) == 4) {
+        return f32_from_bits(f32_bits(v) & (0u - static_cast<uint32_t>(m != 0)));
+    } else {
+        uint64_t b;
+        std::memcpy(&b, &v, 8);
+        b &= 0ull - static_cast<uint64_t>(m != 0);
+        std::memcpy(&v, &b, 8);
+        return v;
+    }
+}
+
 // One run of len elements, the first of row-major index e0; in and out
 // step si and so elements.
 template <DropoutMode Mode, bool Unit, class T, class C>
 void run_elements(const DropoutArgs &a, int64_t e0, int64_t len, const T *in, int64_t si, T *out, int64_t so) {
     const C scale = static_cast<C>(a.scale);
-    uint8_t *mask = a.mask + e0;
+    uint8_t *__restrict mask = a.mask + e0;  // the API checked that it overlaps neither tensor
     if constexpr (Mode == DropoutMode::keep_all || Mode == DropoutMode::drop_all) {
         for (int64_t j = 0; j < len; ++j) {
             store(out + j * (Unit ? 1 : so), Mode == DropoutMode::keep_all ? load<C>(in + j * (Unit ? 1 : si)) : C(0));
             mask[j] = Mode == DropoutMode::keep_all ? 1 : 0;
         }
     } else if constexpr (Mode == DropoutMode::replay) {
-        for (int64_t j = 0; j < len; ++j) {
-            const C v = load<C>(in + j * (Unit ? 1 : si)) * scale;
-            store(out + j * (Unit ? 1 : so), mask[j] != 0 ? v : C(0));
-        }
+        for (int64_t j = 0; j < len; ++j)
+            store(out + j * (Unit ? 1 : so), keep_or_zero(load<C>(in + j * (Unit ? 1 : si)) * scale, mask[j]));
     } else {
         uint32_t w[kChunk];
+        // AVX2 has no unsigned compare: with the sign bits flipped, a signed
+        // one orders the words the same (and the loop stays vector code).
+        const int32_t threshold = static_cast<int32_t>(a.threshold ^ 0x80000000u);
         for (int64_t e = e0; e < e0 + len;) {
             const int64_t base = e / kChunk * kChunk;
             philox_chunk(static_cast<uint64_t>(base / 4), a.call, a.seed, w);
             const int64_t j0 = e - base, j1 = imin_(kChunk, e0 + len - base);
             const int64_t r = base - e0;  // run position of chunk element 0
-            for (int64_t j = j0; j < j1; ++j) {
-                const bool keep = w[j] >= a.threshold;
-                const C v = load<C>(in + (r + j) * (Unit ? 1 : si)) * scale;
-                // A select, not v * 0: a dropped inf or NaN gives 0.
-                store(out + (r + j) * (Unit ? 1 : so), keep ? v : C(0));
-                mask[r + j] = keep ? 1 : 0;
-            }
+            // Two loops: one condition feeding two selects (the mask and
+            // y) made GCC branch, and the loop stayed scalar.
+            for (int64_t j = j0; j < j1; ++j)
+                mask[r + j] = static_cast<int32_t>(w[j] ^ 0x80000000u) >= threshold ? 1 : 0;
+            for (int64_t j = j0; j < j1; ++j)
+                store(out + (r + j) * (Unit ? 1 : so),
+                      keep_or_zero(load<C>(in + (r + j) * (Unit ? 1 : si)) * scale, mask[r + j]));
             e = base + kChunk;
         }
     }
