@@ -116,10 +116,13 @@ inline void sum_rows(const C *const *rows, C *__restrict r) {
     }
 }
 
-// sum_rows for the window width n (K = 4, 8 or 16, rows past n being zeros).
+// sum_rows for the window width n: K = n for the common 3 and 5, else 4, 8
+// or 16 with the rows past n zeros (the same sums either way).
 template <int64_t Lanes = kLanes, class C>
 inline void sum_window(const C *const *rows, int n, C *__restrict r) {
-    if (n <= 4) sum_rows<4, Lanes>(rows, r);
+    if (n == 3) sum_rows<3, Lanes>(rows, r);
+    else if (n == 5) sum_rows<5, Lanes>(rows, r);
+    else if (n <= 4) sum_rows<4, Lanes>(rows, r);
     else if (n <= 8) sum_rows<8, Lanes>(rows, r);
     else sum_rows<16, Lanes>(rows, r);
 }
