@@ -384,6 +384,171 @@ ANYDNN_API anydnnStatus_t anydnnPoolingBackward(anydnnHandle_t handle, const any
                                                 const void *x, const void *beta,
                                                 const anydnnTensorDescriptor_t dxDesc, void *dx);
 
+/* ---- LRN ---- */
+
+/* Local response normalization across channels and divisive normalization
+ * across the spatial dimensions. One descriptor holds both ops' parameters. */
+typedef struct anydnnLRNStruct *anydnnLRNDescriptor_t;
+
+#define ANYDNN_LRN_MIN_N 1        /* lrnN's range */
+#define ANYDNN_LRN_MAX_N 16
+#define ANYDNN_LRN_MIN_K 1e-5     /* lrnK's minimum */
+#define ANYDNN_LRN_MIN_BETA 0.01  /* lrnBeta's minimum */
+
+typedef enum {
+    ANYDNN_LRN_CROSS_CHANNEL_DIM1 = 0, /* the window runs along dimension 1 (C) */
+} anydnnLRNMode_t;
+
+typedef enum {
+    ANYDNN_DIVNORM_PRECOMPUTED_MEANS = 0, /* the means are an input of the call */
+} anydnnDivNormMode_t;
+
+/* A new descriptor with cuDNN's defaults: lrnN 5, lrnAlpha 1e-4, lrnBeta
+ * 0.75, lrnK 2.0. BAD_PARAM: normDesc NULL. */
+ANYDNN_API anydnnStatus_t anydnnCreateLRNDescriptor(anydnnLRNDescriptor_t *normDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyLRNDescriptor(anydnnLRNDescriptor_t lrnDesc);
+/* lrnN: the window width. LRN normalizes channel c over the channels
+ * [c - floor((lrnN-1)/2), c + lrnN - 1 - floor((lrnN-1)/2)] (lrnN = 10:
+ * [c-4, c+5]); divisive normalization uses the same extents along every
+ * spatial dimension. Channels or pixels outside the tensor count as 0.
+ * lrnAlpha is divided by lrnN for LRN and by lrnN^(spatial dimensions) for
+ * divisive normalization. The values are used in the tensors' compute type
+ * (double for DOUBLE, float otherwise).
+ * BAD_PARAM: normDesc NULL, lrnN outside [ANYDNN_LRN_MIN_N, ANYDNN_LRN_MAX_N],
+ * lrnK < ANYDNN_LRN_MIN_K, lrnBeta < ANYDNN_LRN_MIN_BETA, a value not
+ * finite; a failure leaves the descriptor unchanged. */
+ANYDNN_API anydnnStatus_t anydnnSetLRNDescriptor(anydnnLRNDescriptor_t normDesc, unsigned lrnN, double lrnAlpha,
+                                                 double lrnBeta, double lrnK);
+/* Any output pointer may be NULL. BAD_PARAM: normDesc NULL. */
+ANYDNN_API anydnnStatus_t anydnnGetLRNDescriptor(anydnnLRNDescriptor_t normDesc, unsigned *lrnN, double *lrnAlpha,
+                                                 double *lrnBeta, double *lrnK);
+
+/* y = alpha * x * (lrnK + lrnAlpha / lrnN * sum over c's window of x^2)^-lrnBeta
+ *     + beta * y.
+ * x and y: the same dimensions (3 to 8) and type (FLOAT, DOUBLE, HALF,
+ * BFLOAT16; HALF and BFLOAT16 computed in float), any positive strides
+ * (NCHW, NHWC, padded). y may be x's buffer when the descriptors are
+ * identical; it may not otherwise overlap x. beta == 0 never reads y.
+ * alpha and beta are double for DOUBLE, else float.
+ * BAD_PARAM: handle, normDesc, a descriptor, x, y, alpha or beta NULL;
+ * lrnMode not ANYDNN_LRN_CROSS_CHANNEL_DIM1; dimensions or types that differ;
+ * y overlapping x. NOT_SUPPORTED: integer tensors. */
+ANYDNN_API anydnnStatus_t anydnnLRNCrossChannelForward(anydnnHandle_t handle, anydnnLRNDescriptor_t normDesc,
+                                                       anydnnLRNMode_t lrnMode, const void *alpha,
+                                                       const anydnnTensorDescriptor_t xDesc, const void *x,
+                                                       const void *beta, const anydnnTensorDescriptor_t yDesc,
+                                                       void *y);
+/* dx = alpha * dLRN(x, y, dy) + beta * dx, with s_c = lrnK + lrnAlpha/lrnN *
+ * sum over c's window of x^2 (recomputed from x):
+ *   dLRN_c = dy_c s_c^-lrnBeta - 2 lrnBeta lrnAlpha/lrnN x_c
+ *            * sum over the c' whose window holds c of dy_c' y_c' / s_c'
+ * (y is the forward output, read as given). All four tensors: the same
+ * dimensions and type, any strides; dx may not overlap y, dy or x. Statuses
+ * as the forward pass. */
+ANYDNN_API anydnnStatus_t anydnnLRNCrossChannelBackward(anydnnHandle_t handle, anydnnLRNDescriptor_t normDesc,
+                                                        anydnnLRNMode_t lrnMode, const void *alpha,
+                                                        const anydnnTensorDescriptor_t yDesc, const void *y,
+                                                        const anydnnTensorDescriptor_t dyDesc, const void *dy,
+                                                        const anydnnTensorDescriptor_t xDesc, const void *x,
+                                                        const void *beta, const anydnnTensorDescriptor_t dxDesc,
+                                                        void *dx);
+
+/* Divisive normalization (Jarrett et al. 2009), the divisive half of local
+ * contrast normalization, with precomputed means m (NULL: 0):
+ *   u = x - m,
+ *   y = alpha * u * (lrnK + lrnAlpha / lrnN^S * sum over the spatial window of u^2)^-lrnBeta + beta * y
+ * where S is the number of spatial dimensions (2 or 3) and the window has
+ * lrnN's extents (anydnnSetLRNDescriptor) along each of them, positions
+ * outside the tensor counting as 0. xDesc describes x, means, temp and temp2;
+ * yDesc y: 4 or 5 dimensions, the same dimensions and floating type, any
+ * positive strides. temp and temp2 are scratch of xDesc's shape that the
+ * call may overwrite (this implementation does not use them, but they must
+ * not be NULL, as in cuDNN). y may not overlap x or means.
+ * BAD_PARAM: a NULL argument other than means; mode not
+ * ANYDNN_DIVNORM_PRECOMPUTED_MEANS; not 4 or 5 dimensions; dimensions or
+ * types that differ; overlaps. NOT_SUPPORTED: integer tensors. */
+ANYDNN_API anydnnStatus_t anydnnDivisiveNormalizationForward(anydnnHandle_t handle, anydnnLRNDescriptor_t normDesc,
+                                                             anydnnDivNormMode_t mode, const void *alpha,
+                                                             const anydnnTensorDescriptor_t xDesc, const void *x,
+                                                             const void *means, void *temp, void *temp2,
+                                                             const void *beta, const anydnnTensorDescriptor_t yDesc,
+                                                             void *y);
+/* The gradients of the forward pass's y with respect to x and the means for
+ * the incoming gradient dy (xDesc's shape): dx = alpha * dy/dx-product +
+ * beta * dx, dMeans = alpha * (-(the same)) + beta * dMeans (y depends on
+ * x - m only). dXdMeansDesc describes dx and dMeans; dMeans may be NULL
+ * (not computed). Statuses as the forward pass; dx and dMeans may not
+ * overlap x, means, dy or each other. */
+ANYDNN_API anydnnStatus_t anydnnDivisiveNormalizationBackward(
+    anydnnHandle_t handle, anydnnLRNDescriptor_t normDesc, anydnnDivNormMode_t mode, const void *alpha,
+    const anydnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2,
+    const void *beta, const anydnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans);
+
+/* ---- Dropout ---- */
+
+/* Dropout with a counter-based generator (Philox4x32-10): the mask of an
+ * element depends only on the seed, the forward call's number since the
+ * states were initialized, and the element's index in row-major order of
+ * the dimensions, so it is the same for every thread count, ISA level and
+ * layout. The RNG state (seed and call counter) lives in the caller's states
+ * buffer, which anydnnDropoutForward advances by one call. */
+typedef struct anydnnDropoutStruct *anydnnDropoutDescriptor_t;
+
+ANYDNN_API anydnnStatus_t anydnnCreateDropoutDescriptor(anydnnDropoutDescriptor_t *dropoutDesc);
+ANYDNN_API anydnnStatus_t anydnnDestroyDropoutDescriptor(anydnnDropoutDescriptor_t dropoutDesc);
+/* The bytes of the states buffer (64). BAD_PARAM: handle or sizeInBytes NULL. */
+ANYDNN_API anydnnStatus_t anydnnDropoutGetStatesSize(anydnnHandle_t handle, size_t *sizeInBytes);
+/* The bytes of the reserve space of a forward call on xDesc: one byte per
+ * element (1: kept, 0: dropped, in row-major order of the dimensions).
+ * BAD_PARAM: xdesc or sizeInBytes NULL, xdesc never set. */
+ANYDNN_API anydnnStatus_t anydnnDropoutGetReserveSpaceSize(anydnnTensorDescriptor_t xdesc, size_t *sizeInBytes);
+/* Sets the drop probability and, when states is not NULL, initializes the
+ * states buffer for `seed` (call counter 0) and attaches it to the
+ * descriptor; with states NULL only the probability changes.
+ * BAD_PARAM: dropoutDesc or handle NULL, dropout outside [0, 1] or NaN.
+ * INVALID_VALUE: stateSizeInBytes smaller than anydnnDropoutGetStatesSize.
+ * A failure changes neither the descriptor nor the states. */
+ANYDNN_API anydnnStatus_t anydnnSetDropoutDescriptor(anydnnDropoutDescriptor_t dropoutDesc, anydnnHandle_t handle,
+                                                     float dropout, void *states, size_t stateSizeInBytes,
+                                                     unsigned long long seed);
+/* Attaches a states buffer initialized earlier by anydnnSetDropoutDescriptor
+ * (or a byte copy of one) without re-initializing it: the sequence of masks
+ * continues from the call counter the buffer holds, so restoring a copy
+ * saved after Set (or after any forward call) repeats the masks from there.
+ * The seed is the buffer's; the `seed` argument is ignored, as in cuDNN.
+ * BAD_PARAM: dropoutDesc, handle or states NULL, dropout outside [0, 1],
+ * states not initialized by anydnnSetDropoutDescriptor. INVALID_VALUE:
+ * stateSizeInBytes too small. */
+ANYDNN_API anydnnStatus_t anydnnRestoreDropoutDescriptor(anydnnDropoutDescriptor_t dropoutDesc,
+                                                         anydnnHandle_t handle, float dropout, void *states,
+                                                         size_t stateSizeInBytes, unsigned long long seed);
+/* Any output pointer may be NULL; *seed is the attached states' seed (0
+ * without states). BAD_PARAM: dropoutDesc or handle NULL. */
+ANYDNN_API anydnnStatus_t anydnnGetDropoutDescriptor(anydnnDropoutDescriptor_t dropoutDesc, anydnnHandle_t handle,
+                                                     float *dropout, void **states, unsigned long long *seed);
+/* y = x * mask / (1 - p), mask 0 with probability p (the descriptor's
+ * dropout), the scale 1 / (1 - p) computed in the compute type (double for
+ * DOUBLE, else float). Writes the mask to reserveSpace and advances the
+ * states' call counter. p = 0 copies x (mask all 1), p = 1 writes zeros
+ * (mask all 0); neither needs states. x and y: the same dimensions and
+ * floating type, any positive strides; y may be x's buffer when the
+ * descriptors are identical, and may not overlap it otherwise.
+ * BAD_PARAM: a NULL argument; the descriptor never set, or 0 < p < 1 and no
+ * states attached; dimensions or types that differ; overlaps;
+ * reserveSpaceSizeInBytes below anydnnDropoutGetReserveSpaceSize.
+ * NOT_SUPPORTED: integer tensors. */
+ANYDNN_API anydnnStatus_t anydnnDropoutForward(anydnnHandle_t handle, const anydnnDropoutDescriptor_t dropoutDesc,
+                                               const anydnnTensorDescriptor_t xdesc, const void *x,
+                                               const anydnnTensorDescriptor_t ydesc, void *y, void *reserveSpace,
+                                               size_t reserveSpaceSizeInBytes);
+/* dx = dy * mask / (1 - p) with the mask of the forward call that wrote
+ * reserveSpace (dy's and dx's dimensions must be that call's). Statuses as
+ * anydnnDropoutForward (states are not needed). */
+ANYDNN_API anydnnStatus_t anydnnDropoutBackward(anydnnHandle_t handle, const anydnnDropoutDescriptor_t dropoutDesc,
+                                                const anydnnTensorDescriptor_t dydesc, const void *dy,
+                                                const anydnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace,
+                                                size_t reserveSpaceSizeInBytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include "drivers/binary.hpp"
 #include "drivers/conv.hpp"
 #include "drivers/eltwise.hpp"
+#include "drivers/lrn.hpp"
 #include "drivers/pool.hpp"
 #include "drivers/reduction.hpp"
 #include "drivers/softmax.hpp"
@@ -21,6 +22,7 @@ const DriverInfo kDrivers[] = {
     {"reduction", kReductionUsage, make_reduction_driver},
     {"conv", kConvUsage, make_conv_driver},
     {"pool", kPoolUsage, make_pool_driver},
+    {"lrn", kLrnUsage, make_lrn_driver},
 };
 
 }  // namespace

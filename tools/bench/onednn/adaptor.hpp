@@ -18,6 +18,7 @@ struct SoftmaxProblem;
 struct ReductionProblem;
 struct ConvProblem;
 struct PoolProblem;
+struct LrnProblem;
 
 namespace onednn {
 
@@ -44,6 +45,7 @@ std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in
 // stay reordered once: frameworks cache them).
 std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in, bool timed_reorders = false);
 std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in);
+std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in);
 
 }  // namespace onednn
 }  // namespace anydnn_bench

@@ -192,5 +192,21 @@ TEST(BenchParser, GlobalOptions) {
     EXPECT_FALSE(usage().empty());
 }
 
+// --lrn: benchdnn's descriptor (iw = ih unless given, a quoted name), its
+// reproducer, --mb, and bad fields named.
+TEST(BenchParser, Lrn) {
+    Plan plan = parse({"--lrn", "--dir=bwd", "--tag=nhwc", "mb2ic96ih55ls5alpha0.0001beta0.75k2n\"alexnet_norm1_x1\"",
+                       "--dir=fwd", "--mb=4", "mb1_ic8_id3ih4iw5_ls3"});
+    ASSERT_EQ(plan.problems.size(), 2u);
+    EXPECT_EQ(plan.problems[0].problem->repro(),
+              "--lrn --dir=bwd --dt=f32 --tag=nhwc mb2ic96ih55iw55ls5alpha0.0001beta0.75k2_nalexnet_norm1_x1");
+    EXPECT_EQ(plan.problems[0].problem->occurrences(), 1);
+    EXPECT_EQ(plan.problems[1].problem->repro(),
+              "--lrn --dir=fwd --dt=f32 --tag=nhwc mb4ic8id3ih4iw5ls3alpha0.0001beta0.75k1");
+    EXPECT_REJECTED(std::vector<std::string>({"--lrn", "mb2ic96ih55xy3"}), "unknown field 'xy'");
+    EXPECT_REJECTED(std::vector<std::string>({"--lrn", "mb2ic_ih55"}), "'ic' has no value");
+    EXPECT_REJECTED(std::vector<std::string>({"--lrn", "--alg=within", "mb2ic3ih5"}), "--alg");
+}
+
 }  // namespace
 }  // namespace anydnn_bench

@@ -1,0 +1,46 @@
+// --lrn in oneDNN: lrn_forward (inference) across channels, and
+// lrn_backward, whose workspace (where oneDNN has one) comes from a
+// forward_training run made once when the case is prepared.
+#include "drivers/lrn.hpp"
+#include "onednn/adaptor.hpp"
+#include "onednn/common.hpp"
+
+namespace anydnn_bench::onednn {
+
+std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in) {
+    const dnnl::memory::desc d = md(p.dims(), p.tag, p.dt);
+    const auto alg = dnnl::algorithm::lrn_across_channels;
+    const float alpha = float(p.alpha), beta = float(p.beta), k = float(p.k);
+    std::vector<Buffer> out;
+    out.emplace_back(p.dt, elements(p.dims()));
+    if (!p.backward) {
+        auto pd = make_pd("lrn_forward", [&] {
+            return dnnl::lrn_forward::primitive_desc(engine(), dnnl::prop_kind::forward_inference, alg, d, d, p.ls,
+                                                     alpha, beta, k);
+        });
+        std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[LrnProblem::kX])},
+                                                   {DNNL_ARG_DST, memory(d, out[0])}};
+        return std::make_unique<PrimitiveCase>(dnnl::lrn_forward(pd), std::move(args), std::move(out));
+    }
+    auto hint = make_pd("lrn_forward", [&] {
+        return dnnl::lrn_forward::primitive_desc(engine(), dnnl::prop_kind::forward_training, alg, d, d, p.ls, alpha,
+                                                 beta, k);
+    });
+    auto pd = make_pd("lrn_backward", [&] {
+        return dnnl::lrn_backward::primitive_desc(engine(), alg, d, d, d, p.ls, alpha, beta, k, hint);
+    });
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[LrnProblem::kX])},
+                                               {DNNL_ARG_DIFF_DST, memory(d, in[LrnProblem::kDy])},
+                                               {DNNL_ARG_DIFF_SRC, memory(d, out[0])}};
+    if (hint.workspace_desc().get_size() > 0) {
+        dnnl::memory ws(hint.workspace_desc(), engine());
+        dnnl::memory y(d, engine());
+        dnnl::lrn_forward(hint).execute(stream(), {{DNNL_ARG_SRC, args.at(DNNL_ARG_SRC)}, {DNNL_ARG_DST, y},
+                                                   {DNNL_ARG_WORKSPACE, ws}});
+        stream().wait();
+        args.emplace(DNNL_ARG_WORKSPACE, ws);
+    }
+    return std::make_unique<PrimitiveCase>(dnnl::lrn_backward(pd), std::move(args), std::move(out));
+}
+
+}  // namespace anydnn_bench::onednn
