@@ -26,6 +26,12 @@ namespace doctor {
     X(anydnnActivationForward) X(anydnnActivationBackward) X(anydnnSoftmaxForward) X(anydnnSoftmaxBackward)      \
     X(anydnnCreatePoolingDescriptor) X(anydnnDestroyPoolingDescriptor) X(anydnnSetPooling2dDescriptor)           \
     X(anydnnPoolingForward) X(anydnnPoolingBackward)                                                             \
+    X(anydnnCreateLRNDescriptor) X(anydnnDestroyLRNDescriptor) X(anydnnSetLRNDescriptor)                         \
+    X(anydnnLRNCrossChannelForward) X(anydnnLRNCrossChannelBackward)                                             \
+    X(anydnnDivisiveNormalizationForward) X(anydnnDivisiveNormalizationBackward)                                 \
+    X(anydnnCreateDropoutDescriptor) X(anydnnDestroyDropoutDescriptor) X(anydnnDropoutGetStatesSize)             \
+    X(anydnnDropoutGetReserveSpaceSize) X(anydnnSetDropoutDescriptor) X(anydnnDropoutForward)                    \
+    X(anydnnDropoutBackward)                                                                                      \
     X(anydnnCreateConvolutionDescriptor) X(anydnnDestroyConvolutionDescriptor)                                   \
     X(anydnnSetConvolution2dDescriptor) X(anydnnSetConvolutionGroupCount)                                        \
     X(anydnnGetConvolutionForwardWorkspaceSize)                              \

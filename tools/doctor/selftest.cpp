@@ -6,6 +6,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -251,6 +252,139 @@ void test_pooling(Session &s, anydnnPoolingMode_t mode, int window, int pad, int
     expect_close(name + " backward", dx, grad);
 }
 
+// ---- LRN, divisive normalization, dropout -----------------------------------------------------
+
+// y = u * s^-beta with s = k + alpha / count * (the sum of u^2 over a window):
+// LRN's window runs over channels, divisive normalization's over h and w.
+struct WindowNorm {
+    int n, c, h, w;
+    int size;  // odd: the window is centred
+    double alpha, beta, k;
+    bool across_channels;
+    int count() const { return across_channels ? size : size * size; }
+    template <class F>
+    void each_in_window(int i, F f) const {
+        const int iw = i % w, ih = i / w % h, ic = i / (h * w) % c, in = i / (c * h * w), r = size / 2;
+        for (int dc = across_channels ? -r : 0; dc <= (across_channels ? r : 0); ++dc)
+            for (int dh = across_channels ? 0 : -r; dh <= (across_channels ? 0 : r); ++dh)
+                for (int dw = across_channels ? 0 : -r; dw <= (across_channels ? 0 : r); ++dw) {
+                    const int jc = ic + dc, jh = ih + dh, jw = iw + dw;
+                    if (jc >= 0 && jc < c && jh >= 0 && jh < h && jw >= 0 && jw < w)
+                        f(((in * c + jc) * h + jh) * w + jw);
+                }
+    }
+    // y and, for the incoming gradient dy, du.
+    void reference(const Doubles &u, const Floats &dy, Doubles &y, Doubles &du) const {
+        const size_t total = u.size();
+        Doubles scale(total);
+        y.assign(total, 0), du.assign(total, 0);
+        for (size_t i = 0; i < total; ++i) {
+            double sum = 0;
+            each_in_window(int(i), [&](int j) { sum += u[j] * u[j]; });
+            scale[i] = k + alpha / count() * sum;
+            y[i] = u[i] * std::pow(scale[i], -beta);
+            du[i] += dy[i] * std::pow(scale[i], -beta);
+        }
+        for (size_t i = 0; i < total; ++i) {
+            const double g = -2 * beta * alpha / count() * dy[i] * u[i] * std::pow(scale[i], -beta - 1);
+            each_in_window(int(i), [&](int j) { du[j] += g * u[j]; });
+        }
+    }
+};
+
+anydnnLRNDescriptor_t lrn_descriptor(Session &s, const WindowNorm &norm) {
+    const auto d = s.owned(s.api.anydnnCreateLRNDescriptor, s.api.anydnnDestroyLRNDescriptor,
+                           "anydnnCreateLRNDescriptor");
+    s.check(s.api.anydnnSetLRNDescriptor(d, unsigned(norm.size), norm.alpha, norm.beta, norm.k),
+            "anydnnSetLRNDescriptor");
+    return d;
+}
+
+void test_lrn(Session &s) {
+    const WindowNorm norm{2, 7, 4, 5, 5, 0.8, 0.75, 2.0, true};
+    const auto d = s.tensor(norm.n, norm.c, norm.h, norm.w);
+    const auto lrn = lrn_descriptor(s, norm);
+    const size_t total = size_t(norm.n) * norm.c * norm.h * norm.w;
+    const Floats x = random_floats(total, 18), dy = random_floats(total, 19);
+    Floats y(total), dx(total);
+    Doubles want, grad;
+    norm.reference(Doubles(x.begin(), x.end()), dy, want, grad);
+    s.check(s.api.anydnnLRNCrossChannelForward(s.handle, lrn, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &kOne, d, x.data(),
+                                               &kZero, d, y.data()),
+            "anydnnLRNCrossChannelForward");
+    expect_close("LRN forward", y, want);
+    s.check(s.api.anydnnLRNCrossChannelBackward(s.handle, lrn, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &kOne, d, y.data(), d,
+                                                dy.data(), d, x.data(), &kZero, d, dx.data()),
+            "anydnnLRNCrossChannelBackward");
+    expect_close("LRN backward", dx, grad);
+}
+
+void test_divisive_normalization(Session &s) {
+    const WindowNorm norm{2, 3, 6, 5, 3, 0.8, 0.5, 1.5, false};
+    const auto d = s.tensor(norm.n, norm.c, norm.h, norm.w);
+    const auto lrn = lrn_descriptor(s, norm);
+    const size_t total = size_t(norm.n) * norm.c * norm.h * norm.w;
+    const Floats x = random_floats(total, 20), means = random_floats(total, 21), dy = random_floats(total, 22);
+    Doubles u(total), want, grad;
+    for (size_t i = 0; i < total; ++i) u[i] = double(x[i]) - means[i];
+    norm.reference(u, dy, want, grad);
+    Floats y(total), dx(total), dmeans(total), temp(total), temp2(total);
+    s.check(s.api.anydnnDivisiveNormalizationForward(s.handle, lrn, ANYDNN_DIVNORM_PRECOMPUTED_MEANS, &kOne, d,
+                                                     x.data(), means.data(), temp.data(), temp2.data(), &kZero, d,
+                                                     y.data()),
+            "anydnnDivisiveNormalizationForward");
+    expect_close("divisive normalization forward", y, want);
+    s.check(s.api.anydnnDivisiveNormalizationBackward(s.handle, lrn, ANYDNN_DIVNORM_PRECOMPUTED_MEANS, &kOne, d,
+                                                      x.data(), means.data(), dy.data(), temp.data(), temp2.data(),
+                                                      &kZero, d, dx.data(), dmeans.data()),
+            "anydnnDivisiveNormalizationBackward");
+    expect_close("divisive normalization backward dx", dx, grad);
+    for (double &g : grad) g = -g;
+    expect_close("divisive normalization backward dMeans", dmeans, grad);
+}
+
+// p = 0.5 on 24,000 elements: each y is 0 or 2x, the kept share within 5
+// sigma of a half, backward replays the mask, and every ISA level draws the
+// same mask from the same seed (first_mask holds the first level's).
+void test_dropout(Session &s, std::vector<unsigned char> &first_mask) {
+    const int n = 4, c = 6, h = 25, w = 40, total = n * c * h * w;
+    const float p = 0.5f;
+    const auto d = s.tensor(n, c, h, w);
+    const auto dropout = s.owned(s.api.anydnnCreateDropoutDescriptor, s.api.anydnnDestroyDropoutDescriptor,
+                                 "anydnnCreateDropoutDescriptor");
+    size_t states_size = 0, reserve_size = 0;
+    s.check(s.api.anydnnDropoutGetStatesSize(s.handle, &states_size), "anydnnDropoutGetStatesSize");
+    s.check(s.api.anydnnDropoutGetReserveSpaceSize(d, &reserve_size), "anydnnDropoutGetReserveSpaceSize");
+    std::vector<unsigned char> states(states_size), reserve(reserve_size);
+    s.check(s.api.anydnnSetDropoutDescriptor(dropout, s.handle, p, states.data(), states_size, 1234),
+            "anydnnSetDropoutDescriptor");
+    Floats x = random_floats(total, 23), y(total), dx(total);
+    for (float &v : x) v = v == 0 ? 1.0f : v;  // a kept element is never 0
+    const Floats dy = random_floats(total, 24);
+    s.check(s.api.anydnnDropoutForward(s.handle, dropout, d, x.data(), d, y.data(), reserve.data(), reserve_size),
+            "anydnnDropoutForward");
+    s.check(s.api.anydnnDropoutBackward(s.handle, dropout, d, dy.data(), d, dx.data(), reserve.data(), reserve_size),
+            "anydnnDropoutBackward");
+    std::vector<unsigned char> mask(total);
+    Doubles want_y(total), want_dx(total);
+    int kept = 0;
+    for (int i = 0; i < total; ++i) {
+        mask[i] = y[i] != 0;
+        kept += mask[i];
+        want_y[i] = mask[i] ? 2.0 * x[i] : 0.0;
+        want_dx[i] = mask[i] ? 2.0 * dy[i] : 0.0;
+    }
+    expect_close("dropout forward (y is 0 or x / (1 - p))", y, want_y, 1e-6);
+    expect_close("dropout backward (the forward's mask)", dx, want_dx, 1e-6);
+    const double sigma = std::sqrt(total * p * (1 - p));
+    if (std::fabs(kept - total * (1 - p)) > 5 * sigma)
+        throw Failure("dropout kept " + std::to_string(kept) + " of " + std::to_string(total) + " at p = 0.5");
+    if (first_mask.empty())
+        first_mask = mask;
+    else if (mask != first_mask)
+        throw Failure("dropout's mask differs from the first ISA level's for the same seed");
+}
+
 // ---- convolution ----------------------------------------------------------------------------
 
 struct ConvShape {
@@ -437,6 +571,10 @@ std::vector<Case> all_cases() {
         {"max pooling forward / backward", [](Session &s) { test_pooling(s, ANYDNN_POOLING_MAX, 2, 0, 2); }},
         {"average pooling forward / backward",
          [](Session &s) { test_pooling(s, ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 3, 1, 1); }},
+        {"LRN cross-channel forward / backward", test_lrn},
+        {"divisive normalization forward / backward", test_divisive_normalization},
+        {"dropout forward / backward",
+         [first_mask = std::make_shared<std::vector<unsigned char>>()](Session &s) { test_dropout(s, *first_mask); }},
     };
     // One case per algorithm: it passes when every shape it takes is right,
     // and says "not implemented" when it takes none.
