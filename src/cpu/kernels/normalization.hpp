@@ -1,0 +1,244 @@
+// Normalization kernels, compiled once per ISA level: the four passes of
+// src/cpu/normalization.hpp over one StridedLoop.
+//
+// Along a run the statistics and parameter keys step by 0 or 1 (or, for odd
+// strides, anything: the StepN fallback). A key that stays put over the run
+// sums in kLanes double lanes (element i into lane i % kLanes, lanes added in
+// order at the end of the run); a key that moves adds each element to its
+// own slot. Either way each sum runs in an order fixed by the shape.
+#include "cpu/kernels/util/common.hpp"
+#include "cpu/normalization.hpp"
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+namespace {
+
+constexpr int64_t kLanes = 8;
+
+// How a key moves along a run.
+struct Step0 {
+    static constexpr bool kZero = true;
+    int64_t at(int64_t) const { return 0; }
+};
+struct Step1 {
+    static constexpr bool kZero = false;
+    int64_t at(int64_t i) const { return i; }
+};
+struct StepN {
+    static constexpr bool kZero = false;
+    int64_t s;
+    int64_t at(int64_t i) const { return i * s; }
+};
+
+template <class Fn>
+inline void with_steps(const NormArgs &a, Fn &&fn) {
+    const int64_t ss = a.loop.inner_stride(kNormStat), ps = a.loop.inner_stride(kNormParam);
+    if (ss == 0 && ps == 0) fn(Step0{}, Step0{});
+    else if (ss == 0 && ps == 1) fn(Step0{}, Step1{});
+    else if (ss == 1 && ps == 0) fn(Step1{}, Step0{});
+    else if (ss == 1 && ps == 1) fn(Step1{}, Step1{});
+    else fn(StepN{ss}, StepN{ps});
+}
+
+// One sum per key along a run (see the file comment).
+template <class S>
+struct Acc {
+    double *dst;
+    S step;
+    double lane[kLanes] = {};
+    void add(int64_t i, int64_t l, double v) {
+        if constexpr (S::kZero) lane[l] += v;
+        else dst[step.at(i)] += v;
+    }
+    void flush() {
+        if constexpr (S::kZero) {
+            double t = 0;
+            for (int64_t l = 0; l < kLanes; ++l) t += lane[l];
+            dst[0] += t;
+        }
+    }
+};
+
+// body(i, lane) for i in [0, len), in blocks of kLanes so that the lanes vectorize.
+template <class Body>
+inline void blocked(int64_t len, Body &&body) {
+    int64_t i = 0;
+    for (; i + kLanes <= len; i += kLanes)
+        for (int64_t l = 0; l < kLanes; ++l) body(i + l, l);
+    for (int64_t l = 0; i < len; ++i, ++l) body(i, l);
+}
+
+// Runs fn(chunk, begin, end) for every chunk of the flat range, chunks spread
+// over the threads.
+template <class Fn>
+inline void for_each_chunk(const ExecContext &ctx, const NormArgs &a, Fn &&fn) {
+    const int64_t total = a.loop.total();
+    parallel_ranges(ctx, a.chunks, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) fn(b, total * b / a.chunks, total * (b + 1) / a.chunks);
+    });
+}
+
+// ---- Forward ---------------------------------------------------------------
+
+template <class T, class SS>
+void stats_run(const NormArgs &a, const int64_t *off, int64_t len, double *sum, double *sq, SS ss) {
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const int64_t xs = a.loop.inner_stride(kNormX);
+    Acc<SS> s1{sum + off[kNormStat], ss}, s2{sq + off[kNormStat], ss};
+    blocked(len, [&](int64_t i, int64_t l) {
+        const double v = load<double>(x + i * xs);
+        s1.add(i, l, v);
+        s2.add(i, l, v * v);
+    });
+    s1.flush();
+    s2.flush();
+}
+
+template <class T>
+void stats_typed(const ExecContext &ctx, const NormArgs &a) {
+    for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
+        double *sum = a.stat_partial + b * 2 * a.nstats, *sq = sum + a.nstats;
+        for (int64_t i = 0; i < 2 * a.nstats; ++i) sum[i] = 0;
+        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto) { stats_run<T>(a, off, len, sum, sq, ss); });
+        });
+    });
+}
+
+template <class T, class SS, class PS>
+void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
+    using C = compute_t<T>;
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    T *y = static_cast<T *>(a.out) + off[kNormOut];
+    // Without z, x stands in (read, never used) so that the loop has no NULL.
+    const T *z = a.add ? static_cast<const T *>(a.in2) + off[kNormIn2] : x;
+    unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t xs = a.loop.inner_stride(kNormX), ys = a.loop.inner_stride(kNormOut),
+                  zs = a.add ? a.loop.inner_stride(kNormIn2) : xs, ms = a.loop.inner_stride(kNormMask);
+    const C *mean = static_cast<const C *>(a.mean) + off[kNormStat];
+    const C *inv = static_cast<const C *>(a.inv) + off[kNormStat];
+    const C *scale = static_cast<const C *>(a.scale) + off[kNormParam];
+    const C *bias = static_cast<const C *>(a.bias) + off[kNormParam];
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool add = a.add, relu = a.relu, blend = a.beta != 0;
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        C v = (load<C>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p];
+        if (add) v += load<C>(z + i * zs);
+        if (mask != nullptr) mask[i * ms] = v > 0;
+        if (relu) v = v > 0 ? v : C(0);
+        v *= alpha;
+        if (blend) v += beta * load<C>(y + i * ys);
+        store(y + i * ys, v);
+    }
+}
+
+template <class T>
+void forward_typed(const ExecContext &ctx, const NormArgs &a) {
+    parallel_ranges(ctx, a.loop.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { forward_run<T>(a, off, len, ss, ps); });
+        });
+    });
+}
+
+// ---- Backward --------------------------------------------------------------
+
+template <class T, class SS, class PS>
+void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *stat, double *param, SS ss,
+                   PS ps) {
+    using C = compute_t<T>;
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+    T *dz = a.dz != nullptr ? static_cast<T *>(a.dz) + off[kNormDz] : nullptr;
+    const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
+                  dzs = a.loop.inner_stride(kNormDz), ms = a.loop.inner_stride(kNormMask);
+    const C *mean = static_cast<const C *>(a.mean) + off[kNormStat];
+    const C *inv = static_cast<const C *>(a.inv) + off[kNormStat];
+    const C *scale = static_cast<const C *>(a.scale) + off[kNormParam];
+    const int64_t so = off[kNormStat], po = off[kNormParam];
+    Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
+    Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
+    blocked(len, [&](int64_t i, int64_t l) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        C d = load<C>(dy + i * dys);
+        if (mask != nullptr) d = mask[i * ms] ? d : C(0);
+        if (dz != nullptr) store(dz + i * dzs, d);
+        const double xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
+        const double dd = d, g = dd * scale[p];
+        g1.add(i, l, g);
+        g2.add(i, l, g * xh);
+        d1.add(i, l, dd);
+        d2.add(i, l, dd * xh);
+    });
+    g1.flush();
+    g2.flush();
+    d1.flush();
+    d2.flush();
+}
+
+template <class T>
+void grad_sums_typed(const ExecContext &ctx, const NormArgs &a) {
+    for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
+        double *stat = a.stat_partial + b * 2 * a.nstats, *param = a.param_partial + b * 2 * a.nparams;
+        for (int64_t i = 0; i < 2 * a.nstats; ++i) stat[i] = 0;
+        for (int64_t i = 0; i < 2 * a.nparams; ++i) param[i] = 0;
+        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { grad_sums_run<T>(a, off, len, stat, param, ss, ps); });
+        });
+    });
+}
+
+template <class T, class SS, class PS>
+void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
+    using C = compute_t<T>;
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+    T *dx = static_cast<T *>(a.out) + off[kNormOut];
+    const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
+                  dxs = a.loop.inner_stride(kNormOut), ms = a.loop.inner_stride(kNormMask);
+    const C *mean = static_cast<const C *>(a.mean) + off[kNormStat];
+    const C *inv = static_cast<const C *>(a.inv) + off[kNormStat];
+    const C *c1 = static_cast<const C *>(a.c1) + off[kNormStat];
+    const C *c2 = static_cast<const C *>(a.c2) + off[kNormStat];
+    const C *scale = static_cast<const C *>(a.scale) + off[kNormParam];
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool blend = a.beta != 0;
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        C d = load<C>(dy + i * dys);
+        if (mask != nullptr) d = mask[i * ms] ? d : C(0);
+        const C xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
+        C v = alpha * inv[s] * (d * scale[p] - c1[s] - xh * c2[s]);
+        if (blend) v += beta * load<C>(dx + i * dxs);
+        store(dx + i * dxs, v);
+    }
+}
+
+template <class T>
+void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
+    parallel_ranges(ctx, a.loop.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { grad_input_run<T>(a, off, len, ss, ps); });
+        });
+    });
+}
+
+#define ANYDNN_NORM_ENTRY(name)                                                 \
+    void name(const ExecContext &ctx, const NormArgs &a) {                      \
+        visit_float_dtype(a.dt, [&](auto tag) {                                 \
+            name##_typed<typename decltype(tag)::type>(ctx, a);                 \
+        });                                                                     \
+    }
+ANYDNN_NORM_ENTRY(stats)
+ANYDNN_NORM_ENTRY(forward)
+ANYDNN_NORM_ENTRY(grad_sums)
+ANYDNN_NORM_ENTRY(grad_input)
+#undef ANYDNN_NORM_ENTRY
+
+}  // namespace
+
+extern const NormKernels normalization = {stats, forward, grad_sums, grad_input};
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS
