@@ -45,10 +45,12 @@ struct NormArgs {
     void *dz;           // NULL: none
     unsigned char *mask;  // NULL: no activation mask (forward: written when not NULL)
     bool add, relu;
-    // Per statistics group / parameter group, in the compute type (float, or
-    // double for DOUBLE data).
-    const void *mean, *inv, *scale, *bias;
-    const void *c1, *c2;  // grad_input: dx = inv * (g - c1 - xhat * c2), g = dy * scale
+    // Per statistics group / parameter group. The passes compute in double
+    // whatever the data type: x - mean in float loses the digits that
+    // matter when a group's values are close (per-activation with a small
+    // N), and the loops stay memory bound on the conversions.
+    const double *mean, *inv, *scale, *bias;
+    const double *c1, *c2;  // grad_input: dx = inv * (g - c1 - xhat * c2), g = dy * scale
     double alpha, beta;
     int64_t chunks, nstats, nparams;
     // stats:     chunks x {sum x, sum x^2} x nstats

@@ -118,17 +118,6 @@ void scatter(const NormProblem &p, const Layout &L, bool param, void *buf, bool 
     });
 }
 
-// An array of the groups in the kernels' compute type.
-struct ComputeArray {
-    std::vector<float> f;
-    std::vector<double> d;
-    ComputeArray(const std::vector<double> &v, anydnnDataType_t dt) {
-        if (dt == ANYDNN_DATA_DOUBLE) d = v;
-        else f.assign(v.begin(), v.end());
-    }
-    const void *ptr() const { return d.empty() ? static_cast<const void *>(f.data()) : d.data(); }
-};
-
 NormArgs base_args(const NormProblem &p) {
     NormArgs a{};
     a.dt = p.dt;
@@ -177,8 +166,7 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
 
 void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
                  const std::vector<double> &mean, const std::vector<double> &inv, unsigned char *mask) {
-    const ComputeArray cm(mean, p.dt), ci(inv, p.dt), cs(gather(p, L, true, b.scale), p.dt),
-        cb(gather(p, L, true, b.bias), p.dt);
+    const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
     NormArgs a = base_args(p);
     a.loop = make_loop(p, L, &p.y, p.has_z ? &p.z : nullptr, nullptr, mask != nullptr);
     a.x = b.x;
@@ -187,10 +175,10 @@ void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const N
     a.add = p.spec.add;
     a.relu = p.spec.relu;
     a.mask = mask;
-    a.mean = cm.ptr();
-    a.inv = ci.ptr();
-    a.scale = cs.ptr();
-    a.bias = cb.ptr();
+    a.mean = mean.data();
+    a.inv = inv.data();
+    a.scale = scale.data();
+    a.bias = bias.data();
     a.alpha = p.alpha;
     a.beta = p.beta;
     normalization_kernels(h.isa).forward(ExecContext{h.threads()}, a);
@@ -236,7 +224,7 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     } else {
         s = batch_stats(h, p, L, b.x);
     }
-    const ComputeArray cm(s.mean, p.dt), ci(s.inv, p.dt), cs(gather(p, L, true, b.scale), p.dt);
+    const std::vector<double> scale = gather(p, L, true, b.scale);
     unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
     const ExecContext ctx{h.threads()};
 
@@ -246,9 +234,9 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     a.in2 = b.dy;
     a.dz = p.has_dz ? b.dz : nullptr;
     a.mask = mask;
-    a.mean = cm.ptr();
-    a.inv = ci.ptr();
-    a.scale = cs.ptr();
+    a.mean = s.mean.data();
+    a.inv = s.inv.data();
+    a.scale = scale.data();
     a.chunks = chunk_count(a.loop.total(), p.nstats + p.nparams);
     std::vector<double> stat_partial(a.chunks * 2 * p.nstats), param_partial(a.chunks * 2 * p.nparams);
     a.stat_partial = stat_partial.data();
@@ -273,13 +261,12 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
         c1[g] = rms ? 0.0 : c1[g] / p.m;
         c2[g] /= p.m;
     }
-    const ComputeArray cc1(c1, p.dt), cc2(c2, p.dt);
     NormArgs d = a;
     d.loop = make_loop(p, L, &p.dx, &p.dy, nullptr, mask != nullptr);
     d.out = b.dx;
     d.dz = nullptr;
-    d.c1 = cc1.ptr();
-    d.c2 = cc2.ptr();
+    d.c1 = c1.data();
+    d.c2 = c2.data();
     d.alpha = p.alpha;
     d.beta = p.beta;
     normalization_kernels(h.isa).grad_input(ctx, d);

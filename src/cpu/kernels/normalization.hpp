@@ -106,7 +106,7 @@ void stats_typed(const ExecContext &ctx, const NormArgs &a) {
 
 template <class T, class SS, class PS>
 void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
-    using C = compute_t<T>;
+    using C = double;  // every pass computes in double: see NormArgs
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     T *y = static_cast<T *>(a.out) + off[kNormOut];
     // Without z, x stands in (read, never used) so that the loop has no NULL.
@@ -114,10 +114,10 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
     unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
     const int64_t xs = a.loop.inner_stride(kNormX), ys = a.loop.inner_stride(kNormOut),
                   zs = a.add ? a.loop.inner_stride(kNormIn2) : xs, ms = a.loop.inner_stride(kNormMask);
-    const C *mean = static_cast<const C *>(a.mean) + off[kNormStat];
-    const C *inv = static_cast<const C *>(a.inv) + off[kNormStat];
-    const C *scale = static_cast<const C *>(a.scale) + off[kNormParam];
-    const C *bias = static_cast<const C *>(a.bias) + off[kNormParam];
+    const C *mean = a.mean + off[kNormStat];
+    const C *inv = a.inv + off[kNormStat];
+    const C *scale = a.scale + off[kNormParam];
+    const C *bias = a.bias + off[kNormParam];
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool add = a.add, relu = a.relu, blend = a.beta != 0;
     for (int64_t i = 0; i < len; ++i) {
@@ -146,16 +146,16 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
 template <class T, class SS, class PS>
 void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *stat, double *param, SS ss,
                    PS ps) {
-    using C = compute_t<T>;
+    using C = double;  // every pass computes in double: see NormArgs
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
     T *dz = a.dz != nullptr ? static_cast<T *>(a.dz) + off[kNormDz] : nullptr;
     const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
     const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
                   dzs = a.loop.inner_stride(kNormDz), ms = a.loop.inner_stride(kNormMask);
-    const C *mean = static_cast<const C *>(a.mean) + off[kNormStat];
-    const C *inv = static_cast<const C *>(a.inv) + off[kNormStat];
-    const C *scale = static_cast<const C *>(a.scale) + off[kNormParam];
+    const C *mean = a.mean + off[kNormStat];
+    const C *inv = a.inv + off[kNormStat];
+    const C *scale = a.scale + off[kNormParam];
     const int64_t so = off[kNormStat], po = off[kNormParam];
     Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
     Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
@@ -191,18 +191,18 @@ void grad_sums_typed(const ExecContext &ctx, const NormArgs &a) {
 
 template <class T, class SS, class PS>
 void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
-    using C = compute_t<T>;
+    using C = double;  // every pass computes in double: see NormArgs
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
     T *dx = static_cast<T *>(a.out) + off[kNormOut];
     const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
     const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
                   dxs = a.loop.inner_stride(kNormOut), ms = a.loop.inner_stride(kNormMask);
-    const C *mean = static_cast<const C *>(a.mean) + off[kNormStat];
-    const C *inv = static_cast<const C *>(a.inv) + off[kNormStat];
-    const C *c1 = static_cast<const C *>(a.c1) + off[kNormStat];
-    const C *c2 = static_cast<const C *>(a.c2) + off[kNormStat];
-    const C *scale = static_cast<const C *>(a.scale) + off[kNormParam];
+    const C *mean = a.mean + off[kNormStat];
+    const C *inv = a.inv + off[kNormStat];
+    const C *c1 = a.c1 + off[kNormStat];
+    const C *c2 = a.c2 + off[kNormStat];
+    const C *scale = a.scale + off[kNormParam];
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0;
     for (int64_t i = 0; i < len; ++i) {
