@@ -2,6 +2,7 @@
 // here as they are written.
 #include "core/driver.hpp"
 #include "drivers/binary.hpp"
+#include "drivers/bnorm.hpp"
 #include "drivers/conv.hpp"
 #include "drivers/eltwise.hpp"
 #include "drivers/pool.hpp"
@@ -21,6 +22,8 @@ const DriverInfo kDrivers[] = {
     {"reduction", kReductionUsage, make_reduction_driver},
     {"conv", kConvUsage, make_conv_driver},
     {"pool", kPoolUsage, make_pool_driver},
+    {"bnorm", kBnormUsage, make_bnorm_driver},
+    {"lnorm", kLnormUsage, make_lnorm_driver},
 };
 
 }  // namespace
