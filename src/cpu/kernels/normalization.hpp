@@ -158,6 +158,28 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
 
 // ---- Backward --------------------------------------------------------------
 
+// grad_sums along a run where every element has its own groups (NHWC per
+// channel): the arrays do not overlap, which the compiler must be told (more
+// than 10 run-time alias checks otherwise, and no vectorization).
+template <bool Fused, class T>
+void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, const T *__restrict dy, int64_t dys,
+                   T *__restrict dz, int64_t dzs, const unsigned char *__restrict mask, int64_t ms,
+                   const double *__restrict mean, const double *__restrict inv, const double *__restrict scale,
+                   double *__restrict sg, double *__restrict sgx, double *__restrict sd, double *__restrict sdx) {
+    for (int64_t i = 0; i < len; ++i) {
+        double d = load<double>(dy + i * dys);
+        if constexpr (Fused) {
+            if (mask != nullptr) d = mask[i * ms] ? d : 0.0;
+            if (dz != nullptr) store(dz + i * dzs, d);
+        }
+        const double xh = (load<double>(x + i * xs) - mean[i]) * inv[i], g = d * scale[i];
+        sg[i] += g;
+        sgx[i] += g * xh;
+        sd[i] += d;
+        sdx[i] += d * xh;
+    }
+}
+
 template <class T, class SS, class PS>
 void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *stat, double *param, SS ss,
                    PS ps) {
@@ -174,18 +196,34 @@ void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *s
     const int64_t so = off[kNormStat], po = off[kNormParam];
     Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
     Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
-    blocked(len, [&](int64_t i, int64_t l) {
-        const int64_t s = ss.at(i), p = ps.at(i);
-        C d = load<C>(dy + i * dys);
-        if (mask != nullptr) d = mask[i * ms] ? d : C(0);
-        if (dz != nullptr) store(dz + i * dzs, d);
-        const double xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
-        const double dd = d, g = dd * scale[p];
-        g1.add(i, l, g);
-        g2.add(i, l, g * xh);
-        d1.add(i, l, dd);
-        d2.add(i, l, dd * xh);
-    });
+    if constexpr (std::is_same_v<SS, Step1> && std::is_same_v<PS, Step1>) {
+        if (mask != nullptr || dz != nullptr)
+            grad_sums_own<true>(len, x, xs, dy, dys, dz, dzs, mask, ms, mean, inv, scale, stat + so,
+                                stat + a.nstats + so, param + po, param + a.nparams + po);
+        else
+            grad_sums_own<false>(len, x, xs, dy, dys, dz, dzs, mask, ms, mean, inv, scale, stat + so,
+                                 stat + a.nstats + so, param + po, param + a.nparams + po);
+        return;
+    }
+    // Without the mask and dz the body has no branches, and vectorizes.
+    auto run = [&](auto fused) {
+        blocked(len, [&](int64_t i, int64_t l) {
+            const int64_t s = ss.at(i), p = ps.at(i);
+            C d = load<C>(dy + i * dys);
+            if constexpr (decltype(fused)::value) {
+                if (mask != nullptr) d = mask[i * ms] ? d : C(0);
+                if (dz != nullptr) store(dz + i * dzs, d);
+            }
+            const C xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
+            const C g = d * scale[p];
+            g1.add(i, l, g);
+            g2.add(i, l, g * xh);
+            d1.add(i, l, d);
+            d2.add(i, l, d * xh);
+        });
+    };
+    if (mask != nullptr || dz != nullptr) run(std::true_type{});
+    else run(std::false_type{});
     g1.flush();
     g2.flush();
     d1.flush();

@@ -4,6 +4,7 @@
 // mean and variance inputs (the same values the tool computed, which
 // anydnn's FWD_D does not read); BWD_DW reads them, with a training forward
 // descriptor as its hint.
+#include "core/anydnn_util.hpp"
 #include "drivers/bnorm.hpp"
 #include "onednn/adaptor.hpp"
 #include "onednn/common.hpp"
