@@ -318,3 +318,37 @@ TEST(BatchNormErrors, StatusesAndNothingWritten) {
 }
 
 }  // namespace
+
+namespace {
+
+// y = x and dx = dy with identical descriptors: each element is read before
+// it is written, so in place gives the out-of-place results.
+TEST(BatchNormInPlace, ForwardAndBackward) {
+    Handle h(isa_levels().front());
+    const std::vector<int> dims = {3, 8, 5, 6};
+    Bn b(dims, {1, 8, 1, 1});
+    Tensor xi(packed(dims), ANYDNN_DATA_FLOAT), dy(packed(dims), ANYDNN_DATA_FLOAT),
+        dx(packed(dims), ANYDNN_DATA_FLOAT), dyi(packed(dims), ANYDNN_DATA_FLOAT);
+    Tensor ds(packed({1, 8, 1, 1}), ANYDNN_DATA_FLOAT), db(packed({1, 8, 1, 1}), ANYDNN_DATA_FLOAT);
+    xi.copy_from(b.x);
+    dy.fill_random();
+    dyi.copy_from(dy);
+    const float one = 1, zero = 0;
+    const auto S = ANYDNN_BATCHNORM_SPATIAL;
+    ASSERT_OK(anydnnBatchNormalizationForwardTraining(h, S, &one, &zero, b.x.desc(), b.x.data(), b.y.desc(),
+                                                      b.y.data(), b.scale.desc(), b.scale.data(), b.bias.data(), 0.5,
+                                                      nullptr, nullptr, 1e-5, nullptr, nullptr));
+    ASSERT_OK(anydnnBatchNormalizationForwardTraining(h, S, &one, &zero, xi.desc(), xi.data(), xi.desc(), xi.data(),
+                                                      b.scale.desc(), b.scale.data(), b.bias.data(), 0.5, nullptr,
+                                                      nullptr, 1e-5, nullptr, nullptr));
+    EXPECT_EQ(xi.values(), b.y.values());
+    ASSERT_OK(anydnnBatchNormalizationBackward(h, S, &one, &zero, &one, &zero, b.x.desc(), b.x.data(), dy.desc(),
+                                               dy.data(), dx.desc(), dx.data(), b.scale.desc(), b.scale.data(),
+                                               ds.data(), db.data(), 1e-5, nullptr, nullptr));
+    ASSERT_OK(anydnnBatchNormalizationBackward(h, S, &one, &zero, &one, &zero, b.x.desc(), b.x.data(), dyi.desc(),
+                                               dyi.data(), dyi.desc(), dyi.data(), b.scale.desc(), b.scale.data(),
+                                               ds.data(), db.data(), 1e-5, nullptr, nullptr));
+    EXPECT_EQ(dyi.values(), dx.values());
+}
+
+}  // namespace
