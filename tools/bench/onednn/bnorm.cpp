@@ -33,7 +33,9 @@ std::unique_ptr<Case> make_case(const NormBenchProblem &p, const Inputs &in, con
                                                {DNNL_ARG_SCALE, memory(ch, in[I::kScale])},
                                                {DNNL_ARG_MEAN, memory(fwd.mean_desc(), in[I::kMean])},
                                                {DNNL_ARG_VARIANCE, memory(fwd.variance_desc(), in[I::kVar])}};
-    args.emplace(DNNL_ARG_SHIFT, memory(ch, in[I::kShift]));
+    // The shift is an input of the forward passes and, for oneDNN's layer
+    // normalization only, of the backward one too.
+    if (p.dir != Dir::bwd_dw || p.layer) args.emplace(DNNL_ARG_SHIFT, memory(ch, in[I::kShift]));
     if (p.dir != Dir::bwd_dw) {
         args.emplace(DNNL_ARG_DST, memory(x, out[0]));
         return std::make_unique<PrimitiveCase>(Fwd(fwd), std::move(args), std::move(out));
