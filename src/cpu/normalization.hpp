@@ -52,6 +52,9 @@ struct NormArgs {
     const double *mean, *inv, *scale, *bias;
     const double *c1, *c2;  // grad_input: dx = inv * (g - c1 - xhat * c2), g = dy * scale
     double alpha, beta;
+    // Split the work in rows of the loop's innermost dimension (short runs)
+    // rather than in elements; chunks count units of that kind.
+    bool by_rows;
     int64_t chunks, nstats, nparams;
     // stats:     chunks x {sum x, sum x^2} x nstats
     // grad_sums: chunks x {sum g, sum g xhat} x nstats, and

@@ -61,12 +61,19 @@ StridedLoop make_loop(const NormProblem &p, const Layout &L, const TensorLayout 
     return make_strided_loop(p.nl, p.ldims, kNormOperands, ptrs);
 }
 
-// A fixed function of the shape: never of the thread count.
-int64_t chunk_count(int64_t total, int64_t keys) {
-    int64_t c = total / kChunkGrain;
+constexpr int64_t kShortRun = 512;  // innermost runs below this split by rows (NormArgs::by_rows)
+
+// The work unit of a's loop (NormArgs::by_rows), and the chunks of its
+// reductions: a fixed function of the shape, never of the thread count.
+void plan_units(NormArgs &a, int64_t keys) {
+    const StridedLoop &L = a.loop;
+    a.by_rows = L.nd > 1 && L.inner() < kShortRun;
+    const int64_t units = a.by_rows ? L.total() / L.inner() : L.total();
+    int64_t c = L.total() / kChunkGrain;
     c = c < 1 ? 1 : c > kMaxChunks ? kMaxChunks : c;
     const int64_t fit = kPartialBudget / (2 * keys);
-    return c > fit ? (fit < 1 ? 1 : fit) : c;
+    c = c > fit ? (fit < 1 ? 1 : fit) : c;
+    a.chunks = c > units ? units : c;
 }
 
 double read_small(const void *base, anydnnDataType_t dt, int64_t off) {
@@ -142,7 +149,7 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     NormArgs a = base_args(p);
     a.loop = make_loop(p, L, nullptr, nullptr, nullptr, false);
     a.x = x;
-    a.chunks = chunk_count(a.loop.total(), p.nstats);
+    plan_units(a, p.nstats);
     std::vector<double> partial(a.chunks * 2 * p.nstats);
     a.stat_partial = partial.data();
     normalization_kernels(h.isa).stats(ExecContext{h.threads()}, a);
@@ -181,6 +188,7 @@ void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const N
     a.bias = bias.data();
     a.alpha = p.alpha;
     a.beta = p.beta;
+    plan_units(a, 1);
     normalization_kernels(h.isa).forward(ExecContext{h.threads()}, a);
 }
 
@@ -237,7 +245,7 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     a.mean = s.mean.data();
     a.inv = s.inv.data();
     a.scale = scale.data();
-    a.chunks = chunk_count(a.loop.total(), p.nstats + p.nparams);
+    plan_units(a, p.nstats + p.nparams);
     std::vector<double> stat_partial(a.chunks * 2 * p.nstats), param_partial(a.chunks * 2 * p.nparams);
     a.stat_partial = stat_partial.data();
     a.param_partial = param_partial.data();
@@ -269,6 +277,7 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     d.c2 = c2.data();
     d.alpha = p.alpha;
     d.beta = p.beta;
+    plan_units(d, 1);
     normalization_kernels(h.isa).grad_input(ctx, d);
 
     const bool blend = p.beta_param != 0;

@@ -67,14 +67,47 @@ inline void blocked(int64_t len, Body &&body) {
     for (int64_t l = 0; i < len; ++i, ++l) body(i, l);
 }
 
-// Runs fn(chunk, begin, end) for every chunk of the flat range, chunks spread
+// The units the passes split their work in: rows of the loop's innermost
+// dimension when they are short (NHWC per channel: one pixel's C values,
+// where for_each_run's per-run setup would cost more than the run), else
+// elements.
+inline int64_t units(const NormArgs &a) { return a.by_rows ? a.loop.total() / a.loop.inner() : a.loop.total(); }
+
+// run(off, len) over the units [begin, end) (see units()).
+template <class Run>
+inline void walk(const NormArgs &a, int64_t begin, int64_t end, Run &&run) {
+    const StridedLoop &L = a.loop;
+    if (!a.by_rows) {
+        for_each_run(L, begin, end, run);
+        return;
+    }
+    StridedLoop outer = L;  // the rows: every dimension but the innermost
+    outer.nd = L.nd - 1;
+    const int64_t inner = L.inner();
+    for_each_run(outer, begin, end, [&](const int64_t *o, int64_t n) {
+        int64_t off[kMaxOperands];
+        for (int64_t j = 0; j < n; ++j) {
+            for (int k = 0; k < L.nops; ++k) off[k] = o[k] + j * outer.inner_stride(k);
+            run(off, inner);
+        }
+    });
+}
+
+// Runs fn(chunk, begin, end) for every chunk of the units, chunks spread
 // over the threads.
 template <class Fn>
 inline void for_each_chunk(const ExecContext &ctx, const NormArgs &a, Fn &&fn) {
-    const int64_t total = a.loop.total();
+    const int64_t total = units(a);
     parallel_ranges(ctx, a.chunks, 1, [&](int64_t b0, int64_t b1) {
         for (int64_t b = b0; b < b1; ++b) fn(b, total * b / a.chunks, total * (b + 1) / a.chunks);
     });
+}
+
+// The elementwise passes: any split (nothing is summed).
+template <class Run>
+inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, Run &&run) {
+    const int64_t grain = a.by_rows ? kElementwiseGrain / a.loop.inner() + 1 : kElementwiseGrain;
+    parallel_ranges(ctx, units(a), grain, [&](int64_t begin, int64_t end) { walk(a, begin, end, run); });
 }
 
 // ---- Forward ---------------------------------------------------------------
@@ -98,10 +131,25 @@ void stats_typed(const ExecContext &ctx, const NormArgs &a) {
     for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
         double *sum = a.stat_partial + b * 2 * a.nstats, *sq = sum + a.nstats;
         for (int64_t i = 0; i < 2 * a.nstats; ++i) sum[i] = 0;
-        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
+        walk(a, begin, end, [&](const int64_t *off, int64_t len) {
             with_steps(a, [&](auto ss, auto) { stats_run<T>(a, off, len, sum, sq, ss); });
         });
     });
+}
+
+// The plain normalization along a run, without branches in the loop so that
+// it vectorizes (GCC does not unswitch them). The group arrays are the
+// exec's own (restrict: only x and y need a run-time alias check, y may be x).
+template <bool Blend, class T, class SS, class PS>
+void forward_plain(int64_t len, const T *x, int64_t xs, T *y, int64_t ys, const double *__restrict mean,
+                   const double *__restrict inv, const double *__restrict scale, const double *__restrict bias,
+                   double alpha, double beta, SS ss, PS ps) {
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        double v = alpha * ((load<double>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p]);
+        if constexpr (Blend) v += beta * load<double>(y + i * ys);
+        store(y + i * ys, v);
+    }
 }
 
 template <class T, class SS, class PS>
@@ -120,19 +168,9 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
     const C *bias = a.bias + off[kNormParam];
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool add = a.add, relu = a.relu, blend = a.beta != 0;
-    // The plain normalization without branches in the loop, so that it
-    // vectorizes (GCC does not unswitch these); the fused forms below.
-    if (!add && !relu && mask == nullptr) {
-        auto plain = [&](auto blend_tag) {
-            for (int64_t i = 0; i < len; ++i) {
-                const int64_t s = ss.at(i), p = ps.at(i);
-                C v = alpha * ((load<C>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p]);
-                if constexpr (decltype(blend_tag)::value) v += beta * load<C>(y + i * ys);
-                store(y + i * ys, v);
-            }
-        };
-        if (blend) plain(std::true_type{});
-        else plain(std::false_type{});
+    if (!add && !relu && mask == nullptr) {  // the fused forms below
+        if (blend) forward_plain<true>(len, x, xs, y, ys, mean, inv, scale, bias, alpha, beta, ss, ps);
+        else forward_plain<false>(len, x, xs, y, ys, mean, inv, scale, bias, alpha, beta, ss, ps);
         return;
     }
     for (int64_t i = 0; i < len; ++i) {
@@ -149,10 +187,8 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
 
 template <class T>
 void forward_typed(const ExecContext &ctx, const NormArgs &a) {
-    parallel_ranges(ctx, a.loop.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
-            with_steps(a, [&](auto ss, auto ps) { forward_run<T>(a, off, len, ss, ps); });
-        });
+    for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+        with_steps(a, [&](auto ss, auto ps) { forward_run<T>(a, off, len, ss, ps); });
     });
 }
 
@@ -236,10 +272,25 @@ void grad_sums_typed(const ExecContext &ctx, const NormArgs &a) {
         double *stat = a.stat_partial + b * 2 * a.nstats, *param = a.param_partial + b * 2 * a.nparams;
         for (int64_t i = 0; i < 2 * a.nstats; ++i) stat[i] = 0;
         for (int64_t i = 0; i < 2 * a.nparams; ++i) param[i] = 0;
-        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
+        walk(a, begin, end, [&](const int64_t *off, int64_t len) {
             with_steps(a, [&](auto ss, auto ps) { grad_sums_run<T>(a, off, len, stat, param, ss, ps); });
         });
     });
+}
+
+// dx along a run without the mask: as forward_plain (dx may be dy or x).
+template <bool Blend, class T, class SS, class PS>
+void grad_input_plain(int64_t len, const T *x, int64_t xs, const T *dy, int64_t dys, T *dx, int64_t dxs,
+                      const double *__restrict mean, const double *__restrict inv, const double *__restrict c1,
+                      const double *__restrict c2, const double *__restrict scale, double alpha, double beta, SS ss,
+                      PS ps) {
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        const double xh = (load<double>(x + i * xs) - mean[s]) * inv[s];
+        double v = alpha * inv[s] * (load<double>(dy + i * dys) * scale[p] - c1[s] - xh * c2[s]);
+        if constexpr (Blend) v += beta * load<double>(dx + i * dxs);
+        store(dx + i * dxs, v);
+    }
 }
 
 template <class T, class SS, class PS>
@@ -258,6 +309,11 @@ void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, P
     const C *scale = a.scale + off[kNormParam];
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0;
+    if (mask == nullptr) {
+        if (blend) grad_input_plain<true>(len, x, xs, dy, dys, dx, dxs, mean, inv, c1, c2, scale, alpha, beta, ss, ps);
+        else grad_input_plain<false>(len, x, xs, dy, dys, dx, dxs, mean, inv, c1, c2, scale, alpha, beta, ss, ps);
+        return;
+    }
     for (int64_t i = 0; i < len; ++i) {
         const int64_t s = ss.at(i), p = ps.at(i);
         C d = load<C>(dy + i * dys);
@@ -271,10 +327,8 @@ void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, P
 
 template <class T>
 void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
-    parallel_ranges(ctx, a.loop.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-        for_each_run(a.loop, begin, end, [&](const int64_t *off, int64_t len) {
-            with_steps(a, [&](auto ss, auto ps) { grad_input_run<T>(a, off, len, ss, ps); });
-        });
+    for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+        with_steps(a, [&](auto ss, auto ps) { grad_input_run<T>(a, off, len, ss, ps); });
     });
 }
 
