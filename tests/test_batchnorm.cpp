@@ -134,10 +134,16 @@ struct Bn {
     }
 };
 
-TEST(BatchNormThreads, BitwiseEqualForEveryThreadCount) {
+class BatchNormThreads : public ::testing::TestWithParam<bool> {};
+
+// NCHW splits the reductions by elements, NHWC (short channel runs) by rows.
+TEST_P(BatchNormThreads, BitwiseEqualForEveryThreadCount) {
     const std::vector<int> dims = {8, 16, 40, 40};  // several reduction chunks
+    const LayoutFn layout = GetParam() ? packed_nhwc : packed;
     Bn b(dims, {1, 16, 1, 1});
-    Tensor dy(packed(dims), ANYDNN_DATA_FLOAT), dx(packed(dims), ANYDNN_DATA_FLOAT);
+    Tensor x(layout(dims), ANYDNN_DATA_FLOAT), y(layout(dims), ANYDNN_DATA_FLOAT);
+    x.fill_random();
+    Tensor dy(layout(dims), ANYDNN_DATA_FLOAT), dx(layout(dims), ANYDNN_DATA_FLOAT);
     Tensor ds(packed({1, 16, 1, 1}), ANYDNN_DATA_FLOAT), db(packed({1, 16, 1, 1}), ANYDNN_DATA_FLOAT);
     dy.fill_random();
     const float one = 1, zero = 0;
@@ -151,19 +157,21 @@ TEST(BatchNormThreads, BitwiseEqualForEveryThreadCount) {
         }
         ASSERT_TRUE(best != nullptr);
         const Handle &h = *best;
-        ASSERT_OK(anydnnBatchNormalizationForwardTraining(h, ANYDNN_BATCHNORM_SPATIAL, &one, &zero, b.x.desc(),
-                                                          b.x.data(), b.y.desc(), b.y.data(), b.scale.desc(),
+        ASSERT_OK(anydnnBatchNormalizationForwardTraining(h, ANYDNN_BATCHNORM_SPATIAL, &one, &zero, x.desc(),
+                                                          x.data(), y.desc(), y.data(), b.scale.desc(),
                                                           b.scale.data(), b.bias.data(), 0.5, b.mean.data(),
                                                           b.var.data(), 1e-5, nullptr, nullptr));
-        ASSERT_OK(anydnnBatchNormalizationBackward(h, ANYDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, b.x.desc(),
-                                                   b.x.data(), dy.desc(), dy.data(), dx.desc(), dx.data(),
+        ASSERT_OK(anydnnBatchNormalizationBackward(h, ANYDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, x.desc(),
+                                                   x.data(), dy.desc(), dy.data(), dx.desc(), dx.data(),
                                                    b.scale.desc(), b.scale.data(), ds.data(), db.data(), 1e-5,
                                                    nullptr, nullptr));
-        results[threads] = {b.y.values(), dx.values(), ds.values(), db.values()};
+        results[threads] = {y.values(), dx.values(), ds.values(), db.values()};
     }
     EXPECT_EQ(results[1], results[2]);
     EXPECT_EQ(results[1], results[3]);
 }
+INSTANTIATE_TEST_SUITE_P(Layout, BatchNormThreads, ::testing::Bool(),
+                         [](const auto &info) { return info.param ? "nhwc" : "nchw"; });
 
 TEST(BatchNormRunning, FactorOneIgnoresOldAveragesAndNullPointersSkipThem) {
     Handle h("generic");
