@@ -112,10 +112,25 @@ inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, Run &&run) 
 
 // ---- Forward ---------------------------------------------------------------
 
+// The sums along a run where every element has its own group (NHWC per
+// channel), restrict-qualified as grad_sums_own.
+template <class T>
+void stats_own(int64_t len, const T *__restrict x, int64_t xs, double *__restrict sum, double *__restrict sq) {
+    for (int64_t i = 0; i < len; ++i) {
+        const double v = load<double>(x + i * xs);
+        sum[i] += v;
+        sq[i] += v * v;
+    }
+}
+
 template <class T, class SS>
 void stats_run(const NormArgs &a, const int64_t *off, int64_t len, double *sum, double *sq, SS ss) {
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const int64_t xs = a.loop.inner_stride(kNormX);
+    if constexpr (std::is_same_v<SS, Step1>) {
+        stats_own(len, x, xs, sum + off[kNormStat], sq + off[kNormStat]);
+        return;
+    }
     Acc<SS> s1{sum + off[kNormStat], ss}, s2{sq + off[kNormStat], ss};
     blocked(len, [&](int64_t i, int64_t l) {
         const double v = load<double>(x + i * xs);
