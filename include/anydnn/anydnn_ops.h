@@ -548,6 +548,234 @@ ANYDNN_API anydnnStatus_t anydnnDropoutBackward(anydnnHandle_t handle, const any
                                                 const anydnnTensorDescriptor_t dydesc, const void *dy,
                                                 const anydnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace,
                                                 size_t reserveSpaceSizeInBytes);
+/* ---- Batch normalization ------------------------------------------------------------------ */
+
+/* Batch normalization as cuDNN 8 defines it. For each statistics group of x
+ * (per channel for SPATIAL, per (c, spatial position) for PER_ACTIVATION)
+ *   xhat = (x - mean) * invStd,  invStd = 1 / sqrt(var + epsilon),
+ *   y = alpha * (scale * xhat + bias) + beta * y,
+ * with var the biased (1/m) variance of the group's m elements. x, y, dy, dx
+ * (and z): 4 or 5 dimensions, the same type (FLOAT, DOUBLE, HALF or BFLOAT16;
+ * the 16-bit types are computed in float), any strides (NCHW, NHWC, padded).
+ * scale, bias, the means and variances: the descriptor's shape (see
+ * anydnnDeriveBNTensorDescriptor), DOUBLE for DOUBLE data, FLOAT otherwise,
+ * any strides. alpha and beta are double for DOUBLE data, else float; beta == 0
+ * never reads the output. An output may be its input (y = x, dx = dy) only
+ * with identical descriptors. Statistics are summed in double in an order
+ * fixed by the shape alone: results are the same, bit for bit, for every
+ * thread count. The CPU backend allocates its own scratch: the workspace
+ * sizes are 0. */
+
+typedef enum {
+    ANYDNN_BATCHNORM_PER_ACTIVATION = 0,    /* statistics per C x spatial element, over N; scale 1xCxHxW */
+    ANYDNN_BATCHNORM_SPATIAL = 1,           /* statistics per channel, over N x spatial; scale 1xCx1x1 */
+    ANYDNN_BATCHNORM_SPATIAL_PERSISTENT = 2 /* SPATIAL, computed the same way on the CPU */
+} anydnnBatchNormMode_t;
+
+/* The fused operations of the Ex forms: BN alone, then activation, or
+ * z added before the activation: y = act(bn(x) + z). */
+typedef enum {
+    ANYDNN_BATCHNORM_OPS_BN = 0,
+    ANYDNN_BATCHNORM_OPS_BN_ACTIVATION = 1,
+    ANYDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION = 2
+} anydnnBatchNormOps_t;
+
+/* The smallest epsilon accepted; a smaller one is BAD_PARAM. */
+#define ANYDNN_BN_MIN_EPSILON 1e-5
+
+/* Sets derivedBnDesc to the shape of scale, bias, means and variances for x
+ * and mode: 1xCx1x1(x1) for SPATIAL, 1xCxHxW(xD) for PER_ACTIVATION, packed;
+ * FLOAT for HALF, BFLOAT16 and FLOAT x, DOUBLE for DOUBLE.
+ * BAD_PARAM: a NULL or unset descriptor, an unknown mode, x not 4 or 5-D. */
+ANYDNN_API anydnnStatus_t anydnnDeriveBNTensorDescriptor(anydnnTensorDescriptor_t derivedBnDesc,
+                                                         const anydnnTensorDescriptor_t xDesc,
+                                                         anydnnBatchNormMode_t mode);
+
+/* y = alpha * (bnScale * (x - estimatedMean) / sqrt(estimatedVariance +
+ * epsilon) + bnBias) + beta * y.
+ * BAD_PARAM: NULL handle, descriptor or pointer; dimensions or types that
+ * do not match; epsilon < ANYDNN_BN_MIN_EPSILON; an unknown mode; y overlapping x
+ * unless in place. NOT_SUPPORTED: integer data, not 4 or 5 dimensions. */
+ANYDNN_API anydnnStatus_t anydnnBatchNormalizationForwardInference(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const anydnnTensorDescriptor_t xDesc, const void *x, const anydnnTensorDescriptor_t yDesc, void *y,
+    const anydnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias,
+    const void *estimatedMean, const void *estimatedVariance, double epsilon);
+
+/* The training forward pass: the batch statistics of x normalize it, and
+ *   running = (1 - exponentialAverageFactor) * running + exponentialAverageFactor * batch
+ * updates resultRunningMean and resultRunningVariance (the latter with the
+ * unbiased variance, m / (m - 1) times the biased one; m == 1 gives 0);
+ * both may be NULL (no update), not one alone. resultSaveMean and
+ * resultSaveInvVariance receive the batch mean and 1 / sqrt(var + epsilon)
+ * for the backward pass; both may be NULL, not one alone.
+ * Statuses as anydnnBatchNormalizationForwardInference; BAD_PARAM also for
+ * one of a pair NULL. */
+ANYDNN_API anydnnStatus_t anydnnBatchNormalizationForwardTraining(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const anydnnTensorDescriptor_t xDesc, const void *x, const anydnnTensorDescriptor_t yDesc, void *y,
+    const anydnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias,
+    double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon,
+    void *resultSaveMean, void *resultSaveInvVariance);
+
+/* The gradients of the training forward pass:
+ *   dx = alphaDataDiff * dL/dx + betaDataDiff * dx,
+ *   dBnScaleResult = alphaParamDiff * sum(dy * xhat) + betaParamDiff * dBnScaleResult,
+ *   dBnBiasResult  = alphaParamDiff * sum(dy)        + betaParamDiff * dBnBiasResult.
+ * savedMean and savedInvVariance are the forward pass's results; both NULL
+ * recomputes them from x (not one alone). dx may be dy only in place.
+ * Statuses as the forward passes. */
+ANYDNN_API anydnnStatus_t anydnnBatchNormalizationBackward(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff,
+    const void *alphaParamDiff, const void *betaParamDiff, const anydnnTensorDescriptor_t xDesc, const void *x,
+    const anydnnTensorDescriptor_t dyDesc, const void *dy, const anydnnTensorDescriptor_t dxDesc, void *dx,
+    const anydnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult,
+    void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
+
+/* The Ex forms: y = alpha * act(scale * xhat + bias [+ z]) + beta * y with
+ * bnOps choosing the add and the activation (activationDesc: RELU only;
+ * NULL for OPS_BN). zDesc/zData: OPS_BN_ADD_ACTIVATION only, x's dimensions.
+ * The reserve space (anydnnGetBatchNormalizationTrainingExReserveSpaceSize:
+ * one byte per element of x with an activation, else 0) receives the
+ * activation's mask for the backward pass. Workspaces: 0 bytes (any pointer
+ * accepted). BAD_PARAM: a reserve space smaller than its size; the
+ * arguments of the plain forms. NOT_SUPPORTED: an activation other than RELU. */
+ANYDNN_API anydnnStatus_t anydnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, anydnnBatchNormOps_t bnOps,
+    const anydnnTensorDescriptor_t xDesc, const anydnnTensorDescriptor_t zDesc,
+    const anydnnTensorDescriptor_t yDesc, const anydnnTensorDescriptor_t bnScaleBiasMeanVarDesc,
+    const anydnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+ANYDNN_API anydnnStatus_t anydnnGetBatchNormalizationBackwardExWorkspaceSize(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, anydnnBatchNormOps_t bnOps,
+    const anydnnTensorDescriptor_t xDesc, const anydnnTensorDescriptor_t yDesc,
+    const anydnnTensorDescriptor_t dyDesc, const anydnnTensorDescriptor_t dzDesc,
+    const anydnnTensorDescriptor_t dxDesc, const anydnnTensorDescriptor_t dBnScaleBiasDesc,
+    const anydnnActivationDescriptor_t activationDesc, size_t *sizeInBytes);
+ANYDNN_API anydnnStatus_t anydnnGetBatchNormalizationTrainingExReserveSpaceSize(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, anydnnBatchNormOps_t bnOps,
+    const anydnnActivationDescriptor_t activationDesc, const anydnnTensorDescriptor_t xDesc,
+    size_t *sizeInBytes);
+ANYDNN_API anydnnStatus_t anydnnBatchNormalizationForwardTrainingEx(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, anydnnBatchNormOps_t bnOps, const void *alpha,
+    const void *beta, const anydnnTensorDescriptor_t xDesc, const void *xData, const anydnnTensorDescriptor_t zDesc,
+    const void *zData, const anydnnTensorDescriptor_t yDesc, void *yData,
+    const anydnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias,
+    double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon,
+    void *resultSaveMean, void *resultSaveInvVariance, anydnnActivationDescriptor_t activationDesc,
+    void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes);
+/* The gradients of the Ex forward pass: the activation's mask from the
+ * reserve space zeroes dy where the activation was off; with
+ * OPS_BN_ADD_ACTIVATION the masked dy is also z's gradient, written to dzData
+ * (dz = masked dy, not blended). bnBiasData and yData are not read. */
+ANYDNN_API anydnnStatus_t anydnnBatchNormalizationBackwardEx(
+    anydnnHandle_t handle, anydnnBatchNormMode_t mode, anydnnBatchNormOps_t bnOps, const void *alphaDataDiff,
+    const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff,
+    const anydnnTensorDescriptor_t xDesc, const void *xData, const anydnnTensorDescriptor_t yDesc,
+    const void *yData, const anydnnTensorDescriptor_t dyDesc, const void *dyData,
+    const anydnnTensorDescriptor_t dzDesc, void *dzData, const anydnnTensorDescriptor_t dxDesc, void *dxData,
+    const anydnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData,
+    void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance,
+    anydnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes,
+    void *reserveSpace, size_t reserveSpaceSizeInBytes);
+
+/* ---- Normalization ------------------------------------------------------------------------ */
+
+/* cuDNN 8's generic normalization API, with anydnn's extra modes. Every mode
+ * is xhat = (x - mean) * invStd over its statistics group, then
+ * y = alpha * act(scale * xhat + bias [+ z]) + beta * y, with the semantics,
+ * types, strides and statuses of the batch normalization calls above.
+ * Shapes, for x of dimensions N x C x spatial (4 or 5 dimensions):
+ *   mode                 statistics over     mean/var (normMeanVarDesc)  scale/bias (normScaleBiasDesc)
+ *   NORM_PER_ACTIVATION  N                   1 x C x spatial             1 x C x spatial
+ *   NORM_PER_CHANNEL     N x spatial         1 x C x 1...                1 x C x 1...
+ * anydnn additions (not in cuDNN; groupCnt is ignored except by GROUP):
+ *   NORM_LAYER           C x spatial         N x 1 x 1...                1 x C x spatial
+ *   NORM_INSTANCE        spatial             N x C x 1...                1 x C x 1...
+ *   NORM_GROUP           C/groupCnt x spatial N x groupCnt x 1...        1 x C x 1...
+ *   NORM_RMS             C x spatial, with mean 0: invStd = 1 / sqrt(mean(x^2) + eps)
+ *                                            N x 1 x 1...                1 x C x spatial
+ * LAYER and RMS apply scale and bias per element of a sample (C x spatial),
+ * as framework layer norms do over the trailing dimensions; GROUP and
+ * INSTANCE per channel. RMS's saved mean is 0 and its bias is applied as
+ * given (pass zeros for none). The running averages use the unbiased
+ * variance as for batch normalization. The CPU backend allocates its own
+ * scratch: the workspace sizes are 0; the reserve space holds one byte per
+ * element of x with an activation (the mask for the backward pass), else
+ * nothing. BAD_PARAM also: groupCnt < 1 or not dividing C (GROUP), groupCnt
+ * other than 1 (the other modes). */
+
+typedef enum {
+    ANYDNN_NORM_PER_ACTIVATION = 0,
+    ANYDNN_NORM_PER_CHANNEL = 1,
+    /* anydnn additions, beyond cuDNN's set (see above) */
+    ANYDNN_NORM_LAYER = 100,
+    ANYDNN_NORM_INSTANCE = 101,
+    ANYDNN_NORM_GROUP = 102,
+    ANYDNN_NORM_RMS = 103
+} anydnnNormMode_t;
+
+typedef enum { ANYDNN_NORM_ALGO_STANDARD = 0, ANYDNN_NORM_ALGO_PERSIST = 1 } anydnnNormAlgo_t;
+
+typedef enum {
+    ANYDNN_NORM_OPS_NORM = 0,
+    ANYDNN_NORM_OPS_NORM_ACTIVATION = 1,
+    ANYDNN_NORM_OPS_NORM_ADD_ACTIVATION = 2
+} anydnnNormOps_t;
+
+/* The shapes of the table above for x, packed, with the type rule of
+ * anydnnDeriveBNTensorDescriptor. */
+ANYDNN_API anydnnStatus_t anydnnDeriveNormTensorDescriptor(anydnnTensorDescriptor_t derivedNormScaleBiasDesc,
+                                                           anydnnTensorDescriptor_t derivedNormMeanVarDesc,
+                                                           const anydnnTensorDescriptor_t xDesc,
+                                                           anydnnNormMode_t mode, int groupCnt);
+
+ANYDNN_API anydnnStatus_t anydnnNormalizationForwardInference(
+    anydnnHandle_t handle, anydnnNormMode_t mode, anydnnNormOps_t normOps, anydnnNormAlgo_t algo,
+    const void *alpha, const void *beta, const anydnnTensorDescriptor_t xDesc, const void *x,
+    const anydnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias,
+    const anydnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance,
+    const anydnnTensorDescriptor_t zDesc, const void *z, anydnnActivationDescriptor_t activationDesc,
+    const anydnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt);
+
+ANYDNN_API anydnnStatus_t anydnnGetNormalizationForwardTrainingWorkspaceSize(
+    anydnnHandle_t handle, anydnnNormMode_t mode, anydnnNormOps_t normOps, anydnnNormAlgo_t algo,
+    const anydnnTensorDescriptor_t xDesc, const anydnnTensorDescriptor_t zDesc,
+    const anydnnTensorDescriptor_t yDesc, const anydnnTensorDescriptor_t normScaleBiasDesc,
+    const anydnnActivationDescriptor_t activationDesc, const anydnnTensorDescriptor_t normMeanVarDesc,
+    size_t *sizeInBytes, int groupCnt);
+ANYDNN_API anydnnStatus_t anydnnGetNormalizationBackwardWorkspaceSize(
+    anydnnHandle_t handle, anydnnNormMode_t mode, anydnnNormOps_t normOps, anydnnNormAlgo_t algo,
+    const anydnnTensorDescriptor_t xDesc, const anydnnTensorDescriptor_t yDesc,
+    const anydnnTensorDescriptor_t dyDesc, const anydnnTensorDescriptor_t dzDesc,
+    const anydnnTensorDescriptor_t dxDesc, const anydnnTensorDescriptor_t dNormScaleBiasDesc,
+    const anydnnActivationDescriptor_t activationDesc, const anydnnTensorDescriptor_t normMeanVarDesc,
+    size_t *sizeInBytes, int groupCnt);
+ANYDNN_API anydnnStatus_t anydnnGetNormalizationTrainingReserveSpaceSize(
+    anydnnHandle_t handle, anydnnNormMode_t mode, anydnnNormOps_t normOps, anydnnNormAlgo_t algo,
+    const anydnnActivationDescriptor_t activationDesc, const anydnnTensorDescriptor_t xDesc, size_t *sizeInBytes,
+    int groupCnt);
+
+ANYDNN_API anydnnStatus_t anydnnNormalizationForwardTraining(
+    anydnnHandle_t handle, anydnnNormMode_t mode, anydnnNormOps_t normOps, anydnnNormAlgo_t algo,
+    const void *alpha, const void *beta, const anydnnTensorDescriptor_t xDesc, const void *xData,
+    const anydnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias,
+    double exponentialAverageFactor, const anydnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean,
+    void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance,
+    anydnnActivationDescriptor_t activationDesc, const anydnnTensorDescriptor_t zDesc, const void *zData,
+    const anydnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes,
+    void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt);
+
+ANYDNN_API anydnnStatus_t anydnnNormalizationBackward(
+    anydnnHandle_t handle, anydnnNormMode_t mode, anydnnNormOps_t normOps, anydnnNormAlgo_t algo,
+    const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff,
+    const anydnnTensorDescriptor_t xDesc, const void *xData, const anydnnTensorDescriptor_t yDesc,
+    const void *yData, const anydnnTensorDescriptor_t dyDesc, const void *dyData,
+    const anydnnTensorDescriptor_t dzDesc, void *dzData, const anydnnTensorDescriptor_t dxDesc, void *dxData,
+    const anydnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData,
+    void *dNormScaleData, void *dNormBiasData, double epsilon, const anydnnTensorDescriptor_t normMeanVarDesc,
+    const void *savedMean, const void *savedInvVariance, anydnnActivationDescriptor_t activationDesc,
+    void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes,
+    int groupCnt);
 
 #ifdef __cplusplus
 }

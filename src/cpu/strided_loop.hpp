@@ -16,7 +16,7 @@
 
 namespace anydnn::cpu {
 
-constexpr int kMaxOperands = 4;
+constexpr int kMaxOperands = 8;  // normalization walks 7 (x, out, dy|z, dz, mask, two key indices)
 
 struct StridedLoop {
     int nd = 1;    // >= 1; dims[nd - 1] is the innermost run

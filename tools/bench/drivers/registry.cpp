@@ -2,6 +2,7 @@
 // here as they are written.
 #include "core/driver.hpp"
 #include "drivers/binary.hpp"
+#include "drivers/bnorm.hpp"
 #include "drivers/conv.hpp"
 #include "drivers/eltwise.hpp"
 #include "drivers/lrn.hpp"
@@ -23,6 +24,8 @@ const DriverInfo kDrivers[] = {
     {"conv", kConvUsage, make_conv_driver},
     {"pool", kPoolUsage, make_pool_driver},
     {"lrn", kLrnUsage, make_lrn_driver},
+    {"bnorm", kBnormUsage, make_bnorm_driver},
+    {"lnorm", kLnormUsage, make_lnorm_driver},
 };
 
 }  // namespace

@@ -19,6 +19,7 @@ struct ReductionProblem;
 struct ConvProblem;
 struct PoolProblem;
 struct LrnProblem;
+struct NormBenchProblem;
 
 namespace onednn {
 
@@ -46,6 +47,8 @@ std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in
 std::unique_ptr<Case> conv_case(const ConvProblem &p, const Inputs &in, bool timed_reorders = false);
 std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in);
 std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in);
+// --bnorm and --lnorm: batch_normalization / layer_normalization, forward or backward.
+std::unique_ptr<Case> norm_case(const NormBenchProblem &p, const Inputs &in);
 
 }  // namespace onednn
 }  // namespace anydnn_bench

@@ -20,5 +20,6 @@ std::unique_ptr<Case> reduction_case(const ReductionProblem &, const Inputs &) {
 std::unique_ptr<Case> conv_case(const ConvProblem &, const Inputs &, bool) { not_built(); }
 std::unique_ptr<Case> pool_case(const PoolProblem &, const Inputs &) { not_built(); }
 std::unique_ptr<Case> lrn_case(const LrnProblem &, const Inputs &) { not_built(); }
+std::unique_ptr<Case> norm_case(const NormBenchProblem &, const Inputs &) { not_built(); }
 
 }  // namespace anydnn_bench::onednn

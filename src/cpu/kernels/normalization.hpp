@@ -1,0 +1,366 @@
+// Normalization kernels, compiled once per ISA level: the four passes of
+// src/cpu/normalization.hpp over one StridedLoop.
+//
+// Along a run the statistics and parameter keys step by 0 or 1 (or, for odd
+// strides, anything: the StepN fallback). A key that stays put over the run
+// sums in kLanes double lanes (element i into lane i % kLanes, lanes added in
+// order at the end of the run); a key that moves adds each element to its
+// own slot. Either way each sum runs in an order fixed by the shape.
+#include "cpu/kernels/util/common.hpp"
+#include "cpu/normalization.hpp"
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+namespace {
+
+constexpr int64_t kLanes = 8;
+
+// How a key moves along a run.
+struct Step0 {
+    static constexpr bool kZero = true;
+    int64_t at(int64_t) const { return 0; }
+};
+struct Step1 {
+    static constexpr bool kZero = false;
+    int64_t at(int64_t i) const { return i; }
+};
+struct StepN {
+    static constexpr bool kZero = false;
+    int64_t s;
+    int64_t at(int64_t i) const { return i * s; }
+};
+
+template <class Fn>
+inline void with_steps(const NormArgs &a, Fn &&fn) {
+    const int64_t ss = a.loop.inner_stride(kNormStat), ps = a.loop.inner_stride(kNormParam);
+    if (ss == 0 && ps == 0) fn(Step0{}, Step0{});
+    else if (ss == 0 && ps == 1) fn(Step0{}, Step1{});
+    else if (ss == 1 && ps == 0) fn(Step1{}, Step0{});
+    else if (ss == 1 && ps == 1) fn(Step1{}, Step1{});
+    else fn(StepN{ss}, StepN{ps});
+}
+
+// One sum per key along a run (see the file comment).
+template <class S>
+struct Acc {
+    double *dst;
+    S step;
+    double lane[kLanes] = {};
+    void add(int64_t i, int64_t l, double v) {
+        if constexpr (S::kZero) lane[l] += v;
+        else dst[step.at(i)] += v;
+    }
+    void flush() {
+        if constexpr (S::kZero) {
+            double t = 0;
+            for (int64_t l = 0; l < kLanes; ++l) t += lane[l];
+            dst[0] += t;
+        }
+    }
+};
+
+// body(i, lane) for i in [0, len), in blocks of kLanes so that the lanes vectorize.
+template <class Body>
+inline void blocked(int64_t len, Body &&body) {
+    int64_t i = 0;
+    for (; i + kLanes <= len; i += kLanes)
+        for (int64_t l = 0; l < kLanes; ++l) body(i + l, l);
+    for (int64_t l = 0; i < len; ++i, ++l) body(i, l);
+}
+
+// The units the passes split their work in: rows of the loop's innermost
+// dimension when they are short (NHWC per channel: one pixel's C values,
+// where for_each_run's per-run setup would cost more than the run), else
+// elements.
+inline int64_t units(const NormArgs &a) { return a.by_rows ? a.loop.total() / a.loop.inner() : a.loop.total(); }
+
+// run(off, len) over the units [begin, end) (see units()).
+template <class Run>
+inline void walk(const NormArgs &a, int64_t begin, int64_t end, Run &&run) {
+    const StridedLoop &L = a.loop;
+    if (!a.by_rows) {
+        for_each_run(L, begin, end, run);
+        return;
+    }
+    StridedLoop outer = L;  // the rows: every dimension but the innermost
+    outer.nd = L.nd - 1;
+    const int64_t inner = L.inner();
+    for_each_run(outer, begin, end, [&](const int64_t *o, int64_t n) {
+        int64_t off[kMaxOperands];
+        for (int64_t j = 0; j < n; ++j) {
+            for (int k = 0; k < L.nops; ++k) off[k] = o[k] + j * outer.inner_stride(k);
+            run(off, inner);
+        }
+    });
+}
+
+// Runs fn(chunk, begin, end) for every chunk of the units, chunks spread
+// over the threads.
+template <class Fn>
+inline void for_each_chunk(const ExecContext &ctx, const NormArgs &a, Fn &&fn) {
+    const int64_t total = units(a);
+    parallel_ranges(ctx, a.chunks, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) fn(b, total * b / a.chunks, total * (b + 1) / a.chunks);
+    });
+}
+
+// The elementwise passes: any split (nothing is summed).
+template <class Run>
+inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, Run &&run) {
+    const int64_t grain = a.by_rows ? kElementwiseGrain / a.loop.inner() + 1 : kElementwiseGrain;
+    parallel_ranges(ctx, units(a), grain, [&](int64_t begin, int64_t end) { walk(a, begin, end, run); });
+}
+
+// ---- Forward ---------------------------------------------------------------
+
+// The sums along a run where every element has its own group (NHWC per
+// channel), restrict-qualified as grad_sums_own.
+template <class T>
+void stats_own(int64_t len, const T *__restrict x, int64_t xs, double *__restrict sum, double *__restrict sq) {
+    for (int64_t i = 0; i < len; ++i) {
+        const double v = load<double>(x + i * xs);
+        sum[i] += v;
+        sq[i] += v * v;
+    }
+}
+
+template <class T, class SS>
+void stats_run(const NormArgs &a, const int64_t *off, int64_t len, double *sum, double *sq, SS ss) {
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const int64_t xs = a.loop.inner_stride(kNormX);
+    if constexpr (std::is_same_v<SS, Step1>) {
+        stats_own(len, x, xs, sum + off[kNormStat], sq + off[kNormStat]);
+        return;
+    }
+    Acc<SS> s1{sum + off[kNormStat], ss}, s2{sq + off[kNormStat], ss};
+    blocked(len, [&](int64_t i, int64_t l) {
+        const double v = load<double>(x + i * xs);
+        s1.add(i, l, v);
+        s2.add(i, l, v * v);
+    });
+    s1.flush();
+    s2.flush();
+}
+
+template <class T>
+void stats_typed(const ExecContext &ctx, const NormArgs &a) {
+    for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
+        double *sum = a.stat_partial + b * 2 * a.nstats, *sq = sum + a.nstats;
+        for (int64_t i = 0; i < 2 * a.nstats; ++i) sum[i] = 0;
+        walk(a, begin, end, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto) { stats_run<T>(a, off, len, sum, sq, ss); });
+        });
+    });
+}
+
+// The plain normalization along a run, without branches in the loop so that
+// it vectorizes (GCC does not unswitch them). The group arrays are the
+// exec's own (restrict: only x and y need a run-time alias check, y may be x).
+template <bool Blend, class T, class SS, class PS>
+void forward_plain(int64_t len, const T *x, int64_t xs, T *y, int64_t ys, const double *__restrict mean,
+                   const double *__restrict inv, const double *__restrict scale, const double *__restrict bias,
+                   double alpha, double beta, SS ss, PS ps) {
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        double v = alpha * ((load<double>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p]);
+        if constexpr (Blend) v += beta * load<double>(y + i * ys);
+        store(y + i * ys, v);
+    }
+}
+
+template <class T, class SS, class PS>
+void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
+    using C = double;  // every pass computes in double: see NormArgs
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    T *y = static_cast<T *>(a.out) + off[kNormOut];
+    // Without z, x stands in (read, never used) so that the loop has no NULL.
+    const T *z = a.add ? static_cast<const T *>(a.in2) + off[kNormIn2] : x;
+    unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t xs = a.loop.inner_stride(kNormX), ys = a.loop.inner_stride(kNormOut),
+                  zs = a.add ? a.loop.inner_stride(kNormIn2) : xs, ms = a.loop.inner_stride(kNormMask);
+    const C *mean = a.mean + off[kNormStat];
+    const C *inv = a.inv + off[kNormStat];
+    const C *scale = a.scale + off[kNormParam];
+    const C *bias = a.bias + off[kNormParam];
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool add = a.add, relu = a.relu, blend = a.beta != 0;
+    if (!add && !relu && mask == nullptr) {  // the fused forms below
+        if (blend) forward_plain<true>(len, x, xs, y, ys, mean, inv, scale, bias, alpha, beta, ss, ps);
+        else forward_plain<false>(len, x, xs, y, ys, mean, inv, scale, bias, alpha, beta, ss, ps);
+        return;
+    }
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        C v = (load<C>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p];
+        if (add) v += load<C>(z + i * zs);
+        if (mask != nullptr) mask[i * ms] = v > 0;
+        if (relu) v = v > 0 ? v : C(0);
+        v *= alpha;
+        if (blend) v += beta * load<C>(y + i * ys);
+        store(y + i * ys, v);
+    }
+}
+
+template <class T>
+void forward_typed(const ExecContext &ctx, const NormArgs &a) {
+    for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+        with_steps(a, [&](auto ss, auto ps) { forward_run<T>(a, off, len, ss, ps); });
+    });
+}
+
+// ---- Backward --------------------------------------------------------------
+
+// grad_sums along a run where every element has its own groups (NHWC per
+// channel): the arrays do not overlap, which the compiler must be told (more
+// than 10 run-time alias checks otherwise, and no vectorization).
+template <bool Fused, class T>
+void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, const T *__restrict dy, int64_t dys,
+                   T *__restrict dz, int64_t dzs, const unsigned char *__restrict mask, int64_t ms,
+                   const double *__restrict mean, const double *__restrict inv, const double *__restrict scale,
+                   double *__restrict sg, double *__restrict sgx, double *__restrict sd, double *__restrict sdx) {
+    for (int64_t i = 0; i < len; ++i) {
+        double d = load<double>(dy + i * dys);
+        if constexpr (Fused) {
+            if (mask != nullptr) d = mask[i * ms] ? d : 0.0;
+            if (dz != nullptr) store(dz + i * dzs, d);
+        }
+        const double xh = (load<double>(x + i * xs) - mean[i]) * inv[i], g = d * scale[i];
+        sg[i] += g;
+        sgx[i] += g * xh;
+        sd[i] += d;
+        sdx[i] += d * xh;
+    }
+}
+
+template <class T, class SS, class PS>
+void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *stat, double *param, SS ss,
+                   PS ps) {
+    using C = double;  // every pass computes in double: see NormArgs
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+    T *dz = a.dz != nullptr ? static_cast<T *>(a.dz) + off[kNormDz] : nullptr;
+    const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
+                  dzs = a.loop.inner_stride(kNormDz), ms = a.loop.inner_stride(kNormMask);
+    const C *mean = a.mean + off[kNormStat];
+    const C *inv = a.inv + off[kNormStat];
+    const C *scale = a.scale + off[kNormParam];
+    const int64_t so = off[kNormStat], po = off[kNormParam];
+    Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
+    Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
+    if constexpr (std::is_same_v<SS, Step1> && std::is_same_v<PS, Step1>) {
+        if (mask != nullptr || dz != nullptr)
+            grad_sums_own<true>(len, x, xs, dy, dys, dz, dzs, mask, ms, mean, inv, scale, stat + so,
+                                stat + a.nstats + so, param + po, param + a.nparams + po);
+        else
+            grad_sums_own<false>(len, x, xs, dy, dys, dz, dzs, mask, ms, mean, inv, scale, stat + so,
+                                 stat + a.nstats + so, param + po, param + a.nparams + po);
+        return;
+    }
+    // Without the mask and dz the body has no branches, and vectorizes.
+    auto run = [&](auto fused) {
+        blocked(len, [&](int64_t i, int64_t l) {
+            const int64_t s = ss.at(i), p = ps.at(i);
+            C d = load<C>(dy + i * dys);
+            if constexpr (decltype(fused)::value) {
+                if (mask != nullptr) d = mask[i * ms] ? d : C(0);
+                if (dz != nullptr) store(dz + i * dzs, d);
+            }
+            const C xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
+            const C g = d * scale[p];
+            g1.add(i, l, g);
+            g2.add(i, l, g * xh);
+            d1.add(i, l, d);
+            d2.add(i, l, d * xh);
+        });
+    };
+    if (mask != nullptr || dz != nullptr) run(std::true_type{});
+    else run(std::false_type{});
+    g1.flush();
+    g2.flush();
+    d1.flush();
+    d2.flush();
+}
+
+template <class T>
+void grad_sums_typed(const ExecContext &ctx, const NormArgs &a) {
+    for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
+        double *stat = a.stat_partial + b * 2 * a.nstats, *param = a.param_partial + b * 2 * a.nparams;
+        for (int64_t i = 0; i < 2 * a.nstats; ++i) stat[i] = 0;
+        for (int64_t i = 0; i < 2 * a.nparams; ++i) param[i] = 0;
+        walk(a, begin, end, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { grad_sums_run<T>(a, off, len, stat, param, ss, ps); });
+        });
+    });
+}
+
+// dx along a run without the mask: as forward_plain (dx may be dy or x).
+template <bool Blend, class T, class SS, class PS>
+void grad_input_plain(int64_t len, const T *x, int64_t xs, const T *dy, int64_t dys, T *dx, int64_t dxs,
+                      const double *__restrict mean, const double *__restrict inv, const double *__restrict c1,
+                      const double *__restrict c2, const double *__restrict scale, double alpha, double beta, SS ss,
+                      PS ps) {
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        const double xh = (load<double>(x + i * xs) - mean[s]) * inv[s];
+        double v = alpha * inv[s] * (load<double>(dy + i * dys) * scale[p] - c1[s] - xh * c2[s]);
+        if constexpr (Blend) v += beta * load<double>(dx + i * dxs);
+        store(dx + i * dxs, v);
+    }
+}
+
+template <class T, class SS, class PS>
+void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
+    using C = double;  // every pass computes in double: see NormArgs
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+    T *dx = static_cast<T *>(a.out) + off[kNormOut];
+    const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
+                  dxs = a.loop.inner_stride(kNormOut), ms = a.loop.inner_stride(kNormMask);
+    const C *mean = a.mean + off[kNormStat];
+    const C *inv = a.inv + off[kNormStat];
+    const C *c1 = a.c1 + off[kNormStat];
+    const C *c2 = a.c2 + off[kNormStat];
+    const C *scale = a.scale + off[kNormParam];
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool blend = a.beta != 0;
+    if (mask == nullptr) {
+        if (blend) grad_input_plain<true>(len, x, xs, dy, dys, dx, dxs, mean, inv, c1, c2, scale, alpha, beta, ss, ps);
+        else grad_input_plain<false>(len, x, xs, dy, dys, dx, dxs, mean, inv, c1, c2, scale, alpha, beta, ss, ps);
+        return;
+    }
+    for (int64_t i = 0; i < len; ++i) {
+        const int64_t s = ss.at(i), p = ps.at(i);
+        C d = load<C>(dy + i * dys);
+        if (mask != nullptr) d = mask[i * ms] ? d : C(0);
+        const C xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
+        C v = alpha * inv[s] * (d * scale[p] - c1[s] - xh * c2[s]);
+        if (blend) v += beta * load<C>(dx + i * dxs);
+        store(dx + i * dxs, v);
+    }
+}
+
+template <class T>
+void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
+    for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+        with_steps(a, [&](auto ss, auto ps) { grad_input_run<T>(a, off, len, ss, ps); });
+    });
+}
+
+#define ANYDNN_NORM_ENTRY(name)                                                 \
+    void name(const ExecContext &ctx, const NormArgs &a) {                      \
+        visit_float_dtype(a.dt, [&](auto tag) {                                 \
+            name##_typed<typename decltype(tag)::type>(ctx, a);                 \
+        });                                                                     \
+    }
+ANYDNN_NORM_ENTRY(stats)
+ANYDNN_NORM_ENTRY(forward)
+ANYDNN_NORM_ENTRY(grad_sums)
+ANYDNN_NORM_ENTRY(grad_input)
+#undef ANYDNN_NORM_ENTRY
+
+}  // namespace
+
+extern const NormKernels normalization = {stats, forward, grad_sums, grad_input};
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS

@@ -1,0 +1,77 @@
+// The normalization kernel family: the statistics, normalize and gradient
+// passes that batch, layer, instance, group and RMS normalization share.
+// Declarations only; src/cpu/kernels/normalization.hpp implements them once
+// per ISA level.
+//
+// Every pass walks all of x's elements with one StridedLoop whose operands
+// are the data tensors plus two *key* operands: the index of the element's
+// statistics group and of its parameter (scale/bias) group in packed internal
+// arrays. The exec lays those arrays out in x's memory order, so along the
+// loop's innermost run each key steps by 0 (one group for the whole run) or
+// 1 (the next group each element): the two cases the kernels vectorize.
+#pragma once
+
+#include <cstdint>
+
+#include "anydnn/anydnn_core.h"
+#include "cpu/isa_table.hpp"
+#include "cpu/parallel.hpp"
+#include "cpu/strided_loop.hpp"
+
+namespace anydnn::cpu {
+
+// The operands of NormArgs::loop (strides 0 for the ones a pass lacks).
+enum NormOperand {
+    kNormX = 0,
+    kNormOut = 1,   // y (forward) or dx (backward)
+    kNormIn2 = 2,   // z (forward) or dy (backward)
+    kNormDz = 3,    // dz (backward with an add)
+    kNormMask = 4,  // the activation mask in the reserve space, one byte per element
+    kNormStat = 5,  // statistics group index
+    kNormParam = 6, // parameter group index
+    kNormOperands = 7
+};
+
+// The reductions (stats, grad_sums) split the flat element range into
+// `chunks` fixed pieces, each summed in double into its own partial arrays;
+// the exec adds the chunks in order. The split depends on the shape only, so
+// results do not depend on the thread count.
+struct NormArgs {
+    StridedLoop loop;
+    anydnnDataType_t dt;
+    const void *x;
+    void *out;          // y or dx
+    const void *in2;    // z or dy; NULL: none
+    void *dz;           // NULL: none
+    unsigned char *mask;  // NULL: no activation mask (forward: written when not NULL)
+    bool add, relu;
+    // Per statistics group / parameter group. The passes compute in double
+    // whatever the data type: x - mean in float loses the digits that
+    // matter when a group's values are close (per-activation with a small
+    // N), and the loops stay memory bound on the conversions.
+    const double *mean, *inv, *scale, *bias;
+    const double *c1, *c2;  // grad_input: dx = inv * (g - c1 - xhat * c2), g = dy * scale
+    double alpha, beta;
+    // Split the work in rows of the loop's innermost dimension (short runs)
+    // rather than in elements; chunks count units of that kind.
+    bool by_rows;
+    int64_t chunks, nstats, nparams;
+    // stats:     chunks x {sum x, sum x^2} x nstats
+    // grad_sums: chunks x {sum g, sum g xhat} x nstats, and
+    //            chunks x {sum dy, sum dy xhat} x nparams
+    double *stat_partial, *param_partial;
+};
+
+struct NormKernels {
+    void (*stats)(const ExecContext &, const NormArgs &);
+    // y = alpha * act(scale * xhat + bias [+ z]) + beta * y; the mask when asked.
+    void (*forward)(const ExecContext &, const NormArgs &);
+    // The partial sums of the backward pass; dz = masked dy when dz is set.
+    void (*grad_sums)(const ExecContext &, const NormArgs &);
+    // dx = alpha * inv * (g - c1 - xhat * c2) + beta * dx.
+    void (*grad_input)(const ExecContext &, const NormArgs &);
+};
+
+ANYDNN_DECLARE_ISA_TABLE(NormKernels, normalization)
+
+}  // namespace anydnn::cpu

@@ -1,0 +1,290 @@
+#include "cpu/normalization_exec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cpu/normalization.hpp"
+
+namespace anydnn::cpu {
+
+namespace {
+
+using ops::NormKind;
+using ops::NormProblem;
+
+constexpr int64_t kChunkGrain = 32768;               // elements per reduction chunk, at least
+constexpr int64_t kMaxChunks = 64;                   // chunks per reduction, at most
+constexpr int64_t kPartialBudget = int64_t{8} << 20;  // partial sums (doubles) per reduction, at most
+
+// The internal layout of the groups: packed over the dimensions the groups
+// keep, in x's memory order (outermost = largest stride in x), so that along
+// x's innermost run the keys step by 0 or 1 (src/cpu/normalization.hpp).
+// The mask in the reserve space is packed the same way over every dimension.
+struct Layout {
+    int64_t x[ops::kNormMaxLogical];
+    int64_t stat[ops::kNormMaxLogical], param[ops::kNormMaxLogical], mask[ops::kNormMaxLogical];
+};
+
+Layout make_layout(const NormProblem &p) {
+    Layout L{};
+    ops::norm_logical_strides(p, p.x, L.x);
+    int order[ops::kNormMaxLogical];
+    for (int i = 0; i < p.nl; ++i) order[i] = i;
+    std::stable_sort(order, order + p.nl, [&](int a, int b) { return L.x[a] > L.x[b]; });
+    int64_t rs = 1, rp = 1, rm = 1;
+    for (int j = p.nl - 1; j >= 0; --j) {
+        const int d = order[j];
+        L.stat[d] = p.stat_dim[d] ? rs : 0;
+        if (p.stat_dim[d]) rs *= p.ldims[d];
+        L.param[d] = p.param_dim[d] ? rp : 0;
+        if (p.param_dim[d]) rp *= p.ldims[d];
+        L.mask[d] = rm;
+        rm *= p.ldims[d];
+    }
+    return L;
+}
+
+// The walk over every element of x with the given operands (NULL: absent).
+StridedLoop make_loop(const NormProblem &p, const Layout &L, const TensorLayout *out, const TensorLayout *in2,
+                      const TensorLayout *dz, bool mask) {
+    int64_t s[kNormOperands][ops::kNormMaxLogical] = {};
+    std::copy(L.x, L.x + p.nl, s[kNormX]);
+    if (out != nullptr) ops::norm_logical_strides(p, *out, s[kNormOut]);
+    if (in2 != nullptr) ops::norm_logical_strides(p, *in2, s[kNormIn2]);
+    if (dz != nullptr) ops::norm_logical_strides(p, *dz, s[kNormDz]);
+    if (mask) std::copy(L.mask, L.mask + p.nl, s[kNormMask]);
+    std::copy(L.stat, L.stat + p.nl, s[kNormStat]);
+    std::copy(L.param, L.param + p.nl, s[kNormParam]);
+    const int64_t *ptrs[kNormOperands];
+    for (int k = 0; k < kNormOperands; ++k) ptrs[k] = s[k];
+    return make_strided_loop(p.nl, p.ldims, kNormOperands, ptrs);
+}
+
+constexpr int64_t kShortRun = 512;  // innermost runs below this split by rows (NormArgs::by_rows)
+
+// The work unit of a's loop (NormArgs::by_rows), and the chunks of its
+// reductions: a fixed function of the shape, never of the thread count.
+void plan_units(NormArgs &a, int64_t keys) {
+    const StridedLoop &L = a.loop;
+    a.by_rows = L.nd > 1 && L.inner() < kShortRun;
+    const int64_t units = a.by_rows ? L.total() / L.inner() : L.total();
+    int64_t c = L.total() / kChunkGrain;
+    c = c < 1 ? 1 : c > kMaxChunks ? kMaxChunks : c;
+    const int64_t fit = kPartialBudget / (2 * keys);
+    c = c > fit ? (fit < 1 ? 1 : fit) : c;
+    a.chunks = c > units ? units : c;
+}
+
+double read_small(const void *base, anydnnDataType_t dt, int64_t off) {
+    return dt == ANYDNN_DATA_DOUBLE ? static_cast<const double *>(base)[off]
+                                    : static_cast<double>(static_cast<const float *>(base)[off]);
+}
+void write_small(void *base, anydnnDataType_t dt, int64_t off, double v) {
+    if (dt == ANYDNN_DATA_DOUBLE) static_cast<double *>(base)[off] = v;
+    else static_cast<float *>(base)[off] = static_cast<float>(v);
+}
+
+// fn(user offset, internal index) for every statistics (param = false) or
+// parameter group.
+template <class Fn>
+void for_each_group(const NormProblem &p, const Layout &L, bool param, Fn &&fn) {
+    const bool *keep = param ? p.param_dim : p.stat_dim;
+    const int64_t *internal = param ? L.param : L.stat;
+    int64_t user[ops::kNormMaxLogical];
+    ops::norm_small_strides(p, param ? p.param : p.stat, param, user);
+    int64_t coord[ops::kNormMaxLogical] = {};
+    const int64_t count = param ? p.nparams : p.nstats;
+    for (int64_t k = 0; k < count; ++k) {
+        int64_t u = 0, i = 0;
+        for (int d = 0; d < p.nl; ++d) {
+            u += coord[d] * user[d];
+            i += coord[d] * internal[d];
+        }
+        fn(u, i);
+        for (int d = p.nl - 1; d >= 0; --d) {
+            if (!keep[d]) continue;
+            if (++coord[d] < p.ldims[d]) break;
+            coord[d] = 0;
+        }
+    }
+}
+
+std::vector<double> gather(const NormProblem &p, const Layout &L, bool param, const void *buf) {
+    std::vector<double> v(param ? p.nparams : p.nstats);
+    for_each_group(p, L, param, [&](int64_t u, int64_t i) { v[i] = read_small(buf, p.pdt, u); });
+    return v;
+}
+
+// buf[group] = value(internal index, old value); old is read only when
+// `blend` (so uninitialized outputs are never read).
+template <class Fn>
+void scatter(const NormProblem &p, const Layout &L, bool param, void *buf, bool blend, Fn &&value) {
+    for_each_group(p, L, param, [&](int64_t u, int64_t i) {
+        write_small(buf, p.pdt, u, value(i, blend ? read_small(buf, p.pdt, u) : 0.0));
+    });
+}
+
+NormArgs base_args(const NormProblem &p) {
+    NormArgs a{};
+    a.dt = p.dt;
+    a.nstats = p.nstats;
+    a.nparams = p.nparams;
+    return a;
+}
+
+struct Stats {
+    std::vector<double> mean, var, inv;
+};
+
+std::vector<double> inverse_std(const std::vector<double> &var, double epsilon) {
+    std::vector<double> inv(var.size());
+    for (size_t i = 0; i < var.size(); ++i) inv[i] = 1.0 / std::sqrt(var[i] + epsilon);
+    return inv;
+}
+
+// The statistics of x's groups: sums of x and x^2 in double, per chunk, the
+// chunks added in order.
+Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const void *x) {
+    NormArgs a = base_args(p);
+    a.loop = make_loop(p, L, nullptr, nullptr, nullptr, false);
+    a.x = x;
+    plan_units(a, p.nstats);
+    std::vector<double> partial(a.chunks * 2 * p.nstats);
+    a.stat_partial = partial.data();
+    normalization_kernels(h.isa).stats(ExecContext{h.threads()}, a);
+    Stats s;
+    s.mean.assign(p.nstats, 0.0);
+    s.var.assign(p.nstats, 0.0);
+    const bool rms = p.spec.kind == NormKind::rms;
+    for (int64_t g = 0; g < p.nstats; ++g) {
+        double sum = 0, sq = 0;
+        for (int64_t b = 0; b < a.chunks; ++b) {
+            sum += partial[b * 2 * p.nstats + g];
+            sq += partial[b * 2 * p.nstats + p.nstats + g];
+        }
+        const double mean = rms ? 0.0 : sum / p.m, var = sq / p.m - mean * mean;
+        s.mean[g] = mean;
+        s.var[g] = var > 0 ? var : 0.0;  // rounding can make it slightly negative
+    }
+    s.inv = inverse_std(s.var, p.epsilon);
+    return s;
+}
+
+void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
+                 const std::vector<double> &mean, const std::vector<double> &inv, unsigned char *mask) {
+    const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
+    NormArgs a = base_args(p);
+    a.loop = make_loop(p, L, &p.y, p.has_z ? &p.z : nullptr, nullptr, mask != nullptr);
+    a.x = b.x;
+    a.out = b.y;
+    a.in2 = p.has_z ? b.z : nullptr;
+    a.add = p.spec.add;
+    a.relu = p.spec.relu;
+    a.mask = mask;
+    a.mean = mean.data();
+    a.inv = inv.data();
+    a.scale = scale.data();
+    a.bias = bias.data();
+    a.alpha = p.alpha;
+    a.beta = p.beta;
+    plan_units(a, 1);
+    normalization_kernels(h.isa).forward(ExecContext{h.threads()}, a);
+}
+
+}  // namespace
+
+void execute_norm_inference(const Handle &h, const NormProblem &p, const NormBuffers &b) {
+    const Layout L = make_layout(p);
+    std::vector<double> mean = gather(p, L, false, b.est_mean);
+    if (p.spec.kind == NormKind::rms) mean.assign(mean.size(), 0.0);
+    run_forward(h, p, L, b, mean, inverse_std(gather(p, L, false, b.est_var), p.epsilon), nullptr);
+}
+
+void execute_norm_training(const Handle &h, const NormProblem &p, const NormBuffers &b) {
+    const Layout L = make_layout(p);
+    const Stats s = batch_stats(h, p, L, b.x);
+    run_forward(h, p, L, b, s.mean, s.inv, p.spec.relu ? b.reserve : nullptr);
+    if (b.save_mean != nullptr) {
+        scatter(p, L, false, b.save_mean, false, [&](int64_t i, double) { return s.mean[i]; });
+        scatter(p, L, false, b.save_inv, false, [&](int64_t i, double) { return s.inv[i]; });
+    }
+    if (b.running_mean != nullptr) {
+        // factor 1 replaces the averages without reading them (the first call's may be uninitialized).
+        const double f = p.factor;
+        const bool blend = f != 1;
+        const double unbias = p.m > 1 ? static_cast<double>(p.m) / static_cast<double>(p.m - 1) : 0.0;
+        scatter(p, L, false, b.running_mean, blend,
+                [&](int64_t i, double old) { return (blend ? (1 - f) * old : 0.0) + f * s.mean[i]; });
+        scatter(p, L, false, b.running_var, blend,
+                [&](int64_t i, double old) { return (blend ? (1 - f) * old : 0.0) + f * s.var[i] * unbias; });
+    }
+}
+
+void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuffers &b) {
+    const Layout L = make_layout(p);
+    const bool rms = p.spec.kind == NormKind::rms;
+    Stats s;
+    if (b.saved_mean != nullptr) {
+        s.mean = gather(p, L, false, b.saved_mean);
+        s.inv = gather(p, L, false, b.saved_inv);
+        if (rms) s.mean.assign(s.mean.size(), 0.0);
+    } else {
+        s = batch_stats(h, p, L, b.x);
+    }
+    const std::vector<double> scale = gather(p, L, true, b.scale);
+    unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
+    const ExecContext ctx{h.threads()};
+
+    NormArgs a = base_args(p);
+    a.loop = make_loop(p, L, nullptr, &p.dy, p.has_dz ? &p.dz : nullptr, mask != nullptr);
+    a.x = b.x;
+    a.in2 = b.dy;
+    a.dz = p.has_dz ? b.dz : nullptr;
+    a.mask = mask;
+    a.mean = s.mean.data();
+    a.inv = s.inv.data();
+    a.scale = scale.data();
+    plan_units(a, p.nstats + p.nparams);
+    std::vector<double> stat_partial(a.chunks * 2 * p.nstats), param_partial(a.chunks * 2 * p.nparams);
+    a.stat_partial = stat_partial.data();
+    a.param_partial = param_partial.data();
+    normalization_kernels(h.isa).grad_sums(ctx, a);
+
+    // Chunks added in order: c1 = mean of g, c2 = mean of g * xhat over each
+    // statistics group (c1 = 0 without a mean); dbias, dscale per parameter.
+    std::vector<double> c1(p.nstats), c2(p.nstats), sd(p.nparams), sdx(p.nparams);
+    for (int64_t c = 0; c < a.chunks; ++c) {
+        const double *st = &stat_partial[c * 2 * p.nstats], *pa = &param_partial[c * 2 * p.nparams];
+        for (int64_t g = 0; g < p.nstats; ++g) {
+            c1[g] += st[g];
+            c2[g] += st[p.nstats + g];
+        }
+        for (int64_t g = 0; g < p.nparams; ++g) {
+            sd[g] += pa[g];
+            sdx[g] += pa[p.nparams + g];
+        }
+    }
+    for (int64_t g = 0; g < p.nstats; ++g) {
+        c1[g] = rms ? 0.0 : c1[g] / p.m;
+        c2[g] /= p.m;
+    }
+    NormArgs d = a;
+    d.loop = make_loop(p, L, &p.dx, &p.dy, nullptr, mask != nullptr);
+    d.out = b.dx;
+    d.dz = nullptr;
+    d.c1 = c1.data();
+    d.c2 = c2.data();
+    d.alpha = p.alpha;
+    d.beta = p.beta;
+    plan_units(d, 1);
+    normalization_kernels(h.isa).grad_input(ctx, d);
+
+    const bool blend = p.beta_param != 0;
+    scatter(p, L, true, b.dscale, blend,
+            [&](int64_t i, double old) { return p.alpha_param * sdx[i] + p.beta_param * old; });
+    scatter(p, L, true, b.dbias, blend,
+            [&](int64_t i, double old) { return p.alpha_param * sd[i] + p.beta_param * old; });
+}
+
+}  // namespace anydnn::cpu
