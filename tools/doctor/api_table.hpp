@@ -32,6 +32,9 @@ namespace doctor {
     X(anydnnCreateDropoutDescriptor) X(anydnnDestroyDropoutDescriptor) X(anydnnDropoutGetStatesSize)             \
     X(anydnnDropoutGetReserveSpaceSize) X(anydnnSetDropoutDescriptor) X(anydnnDropoutForward)                    \
     X(anydnnDropoutBackward)                                                                                      \
+    X(anydnnBatchNormalizationForwardTraining) X(anydnnBatchNormalizationBackward)                               \
+    X(anydnnBatchNormalizationForwardInference) X(anydnnDeriveNormTensorDescriptor)                              \
+    X(anydnnNormalizationForwardInference)                                                                        \
     X(anydnnCreateConvolutionDescriptor) X(anydnnDestroyConvolutionDescriptor)                                   \
     X(anydnnSetConvolution2dDescriptor) X(anydnnSetConvolutionGroupCount)                                        \
     X(anydnnGetConvolutionForwardWorkspaceSize)                              \

@@ -1,5 +1,6 @@
 #include "selftest.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace doctor {
@@ -250,6 +252,103 @@ void test_pooling(Session &s, anydnnPoolingMode_t mode, int window, int pad, int
                                         dx.data()),
             "anydnnPoolingBackward");
     expect_close(name + " backward", dx, grad);
+}
+
+// ---- batch normalization and the normalization modes ---------------------------------------
+
+// Batch normalization, SPATIAL, through the legacy calls: training forward
+// (statistics, running averages with factor 1, saved mean and inverse
+// deviation), backward (dx, dscale, dbias) and inference.
+void test_batchnorm(Session &s) {
+    const int n = 3, c = 4, h = 5, w = 6, plane = h * w, total = n * c * plane, m = n * plane;
+    const double eps = 1e-5;
+    const auto xd = s.tensor(n, c, h, w), pd = s.tensor(1, c, 1, 1);
+    const Floats x = random_floats(total, 25), dy = random_floats(total, 26), scale = random_floats(c, 27),
+                 bias = random_floats(c, 28);
+    Floats y(total), dx(total), run_mean(c, 0.0f), run_var(c, 1.0f), save_mean(c), save_inv(c), dscale(c), dbias(c);
+    s.check(s.api.anydnnBatchNormalizationForwardTraining(s.handle, ANYDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd,
+                                                          x.data(), xd, y.data(), pd, scale.data(), bias.data(), 1.0,
+                                                          run_mean.data(), run_var.data(), eps, save_mean.data(),
+                                                          save_inv.data()),
+            "anydnnBatchNormalizationForwardTraining");
+    Doubles mean(c, 0), var(c, 0), inv(c), want(total), unbiased(c), grad(total), want_dscale(c, 0), want_dbias(c, 0);
+    auto channel = [&](int i) { return i / plane % c; };
+    for (int i = 0; i < total; ++i) mean[channel(i)] += x[i] / double(m);
+    for (int i = 0; i < total; ++i) var[channel(i)] += (x[i] - mean[channel(i)]) * (x[i] - mean[channel(i)]) / m;
+    for (int k = 0; k < c; ++k) inv[k] = 1 / std::sqrt(var[k] + eps), unbiased[k] = var[k] * m / (m - 1);
+    auto xhat = [&](int i) { return (x[i] - mean[channel(i)]) * inv[channel(i)]; };
+    for (int i = 0; i < total; ++i) want[i] = scale[channel(i)] * xhat(i) + bias[channel(i)];
+    expect_close("training forward y", y, want);
+    expect_close("saved mean", save_mean, mean);
+    expect_close("saved inverse deviation", save_inv, inv);
+    expect_close("running mean", run_mean, mean);
+    expect_close("running variance (unbiased)", run_var, unbiased);
+
+    s.check(s.api.anydnnBatchNormalizationBackward(s.handle, ANYDNN_BATCHNORM_SPATIAL, &kOne, &kZero, &kOne, &kZero,
+                                                   xd, x.data(), xd, dy.data(), xd, dx.data(), pd, scale.data(),
+                                                   dscale.data(), dbias.data(), eps, save_mean.data(),
+                                                   save_inv.data()),
+            "anydnnBatchNormalizationBackward");
+    for (int i = 0; i < total; ++i) want_dbias[channel(i)] += dy[i], want_dscale[channel(i)] += dy[i] * xhat(i);
+    for (int i = 0; i < total; ++i) {
+        const int k = channel(i);
+        grad[i] = scale[k] * inv[k] / m * (m * double(dy[i]) - want_dbias[k] - xhat(i) * want_dscale[k]);
+    }
+    expect_close("backward dx", dx, grad);
+    expect_close("backward dscale", dscale, want_dscale);
+    expect_close("backward dbias", dbias, want_dbias);
+
+    s.check(s.api.anydnnBatchNormalizationForwardInference(s.handle, ANYDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd,
+                                                           x.data(), xd, y.data(), pd, scale.data(), bias.data(),
+                                                           dscale.data(), run_var.data(), eps),
+            "anydnnBatchNormalizationForwardInference");
+    for (int i = 0; i < total; ++i) {
+        const int k = channel(i);
+        want[i] = scale[k] * (x[i] - dscale[k]) / std::sqrt(double(run_var[k]) + eps) + bias[k];
+    }
+    expect_close("inference y", y, want);
+}
+
+// The inference pass of one mode of the generic API, with given statistics:
+// checks which elements share a mean and which share a scale.
+void test_normalization_mode(Session &s, anydnnNormMode_t mode, int groups) {
+    const int n = 2, c = 6, h = 3, w = 4, plane = h * w, total = n * c * plane;
+    const double eps = 1e-5;
+    const auto xd = s.tensor(n, c, h, w), sbd = s.tensor(1, 1, 1, 1), mvd = s.tensor(1, 1, 1, 1);
+    s.check(s.api.anydnnDeriveNormTensorDescriptor(sbd, mvd, xd, mode, groups), "anydnnDeriveNormTensorDescriptor");
+    // (mean/var index, scale/bias index) of element i, per the header's table.
+    auto stats_of = [&](int i) {
+        const int in = i / (c * plane), ic = i / plane % c, e = i % (c * plane);
+        switch (mode) {
+        case ANYDNN_NORM_PER_ACTIVATION: return std::pair{e, e};
+        case ANYDNN_NORM_PER_CHANNEL: return std::pair{ic, ic};
+        case ANYDNN_NORM_INSTANCE: return std::pair{in * c + ic, ic};
+        case ANYDNN_NORM_GROUP: return std::pair{in * groups + ic / (c / groups), ic};
+        default: return std::pair{in, e};  // LAYER, RMS
+        }
+    };
+    int stats_size = 0, params_size = 0;
+    for (int i = 0; i < total; ++i) {
+        stats_size = std::max(stats_size, stats_of(i).first + 1);
+        params_size = std::max(params_size, stats_of(i).second + 1);
+    }
+    Floats mean = random_floats(stats_size, 29), var = random_floats(stats_size, 30);
+    for (float &v : var) v = std::fabs(v) + 0.25f;
+    if (mode == ANYDNN_NORM_RMS) mean.assign(stats_size, 0.0f);  // RMS subtracts no mean
+    const Floats x = random_floats(total, 31), scale = random_floats(params_size, 32),
+                 bias = random_floats(params_size, 33);
+    Floats y(total);
+    s.check(s.api.anydnnNormalizationForwardInference(s.handle, mode, ANYDNN_NORM_OPS_NORM, ANYDNN_NORM_ALGO_STANDARD,
+                                                      &kOne, &kZero, xd, x.data(), sbd, scale.data(), bias.data(),
+                                                      mvd, mean.data(), var.data(), nullptr, nullptr, nullptr, xd,
+                                                      y.data(), eps, groups),
+            "anydnnNormalizationForwardInference");
+    Doubles want(total);
+    for (int i = 0; i < total; ++i) {
+        const auto [g, e] = stats_of(i);
+        want[i] = scale[e] * (x[i] - mean[g]) / std::sqrt(double(var[g]) + eps) + bias[e];
+    }
+    expect_close("y", y, want);
 }
 
 // ---- LRN, divisive normalization, dropout -----------------------------------------------------
@@ -571,6 +670,13 @@ std::vector<Case> all_cases() {
         {"max pooling forward / backward", [](Session &s) { test_pooling(s, ANYDNN_POOLING_MAX, 2, 0, 2); }},
         {"average pooling forward / backward",
          [](Session &s) { test_pooling(s, ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 3, 1, 1); }},
+        {"batch normalization training / backward / inference", test_batchnorm},
+        {"normalization PER_ACTIVATION", [](Session &s) { test_normalization_mode(s, ANYDNN_NORM_PER_ACTIVATION, 1); }},
+        {"normalization PER_CHANNEL", [](Session &s) { test_normalization_mode(s, ANYDNN_NORM_PER_CHANNEL, 1); }},
+        {"normalization LAYER", [](Session &s) { test_normalization_mode(s, ANYDNN_NORM_LAYER, 1); }},
+        {"normalization INSTANCE", [](Session &s) { test_normalization_mode(s, ANYDNN_NORM_INSTANCE, 1); }},
+        {"normalization GROUP", [](Session &s) { test_normalization_mode(s, ANYDNN_NORM_GROUP, 3); }},
+        {"normalization RMS", [](Session &s) { test_normalization_mode(s, ANYDNN_NORM_RMS, 1); }},
         {"LRN cross-channel forward / backward", test_lrn},
         {"divisive normalization forward / backward", test_divisive_normalization},
         {"dropout forward / backward",
