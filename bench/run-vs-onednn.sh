@@ -4,7 +4,7 @@
 # lists (ResNet-50 at mb1 and mb16, MobileNet v2 and VGG-16 at mb1, nhwc and
 # nchw, perf mode; ResNet-50 at mb16 also backward data and backward weights)
 # against oneDNN, printing the tables (also written as text, CSV and JSON into
-# the build directory).
+# the build directory), then the pooling, LRN and normalization lists.
 #
 # Environment:
 #   BUILD_DIR            build directory (default build/bench-onednn)
@@ -78,5 +78,19 @@ for dir in bwd_d bwd_w; do
     run_conv "conv_resnet50_${dir}_${tag}_mb16" "$lists/conv_resnet50.txt" --dir="$dir" --tag="$tag" --mb=16
   done
 done
+# The memory-bound layers of issue 6 at mb16: pooling, LRN, batch and layer
+# normalization (each list names its driver, or the driver flag is given).
+run_list() {  # output name, list, options...
+  local name=$1 file=$2
+  shift 2
+  echo
+  echo "== anydnn vs oneDNN, $threads threads: $name"
+  "$bench" --threads="$threads" --compare=onednn --mode=perf --peak-file="$peak_file" \
+    --csv="$build/$name.csv" --json="$build/$name.json" "$@" --batch="$file" | tee "$build/$name.txt"
+}
+run_list pool_mb16 "$lists/pool_resnet50_mobilenet_v2.txt" --pool --mb=16
+run_list lrn_mb16 "$lists/lrn_alexnet_googlenet.txt" --lrn --mb=16
+run_list lrn_bwd_mb16 "$lists/lrn_alexnet_googlenet.txt" --lrn --dir=bwd --mb=16
+run_list norm_mb16 "$lists/norm_resnet50_mobilenet_v2.txt"
 echo
-echo "results: $build/memory_bound.csv $build/memory_bound.json, $build/conv_*.{txt,csv,json}"
+echo "results: $build/memory_bound.csv $build/memory_bound.json, $build/{conv,pool,lrn,norm}_*.{txt,csv,json}"
