@@ -229,8 +229,11 @@ LoadedLibrary load_library(const std::string &explicit_path) {
             return lib;
         }
     }
+    // The file found in the loader's order is opened by its path: dlopen by
+    // name searches the RUNPATH of its caller, which is not this program when
+    // a sanitizer runtime intercepts dlopen.
     dlerror();
-    lib.handle = dlopen(lib.soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+    lib.handle = dlopen(next.empty() ? lib.soname.c_str() : next.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib.handle == nullptr) {
         const char *error = dlerror();
         lib.error = error != nullptr ? error : "unknown dlopen error";
