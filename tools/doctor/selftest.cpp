@@ -1,5 +1,7 @@
 #include "selftest.hpp"
 
+#include "system.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -720,19 +722,11 @@ std::vector<Case> all_cases() {
     return cases;
 }
 
-// "key: value" from the build info.
-std::string build_info_value(const std::string &info, const std::string &key) {
-    const size_t at = info.find(key + ": ");
-    if (at == std::string::npos) return "";
-    const size_t begin = at + key.size() + 2;
-    return info.substr(begin, info.find('\n', begin) - begin);
-}
-
 // The ISA levels this library has kernels for and this CPU runs, lowest first.
 std::vector<std::string> runnable_isa_levels(const std::string &info) {
     static const char *const order[] = {"generic", "avx2", "avx512"};
-    const std::string compiled = " " + build_info_value(info, "cpu isa compiled") + " ";
-    const std::string detected = build_info_value(info, "cpu isa detected");
+    const std::string compiled = " " + build_info_line(info, "cpu isa compiled") + " ";
+    const std::string detected = build_info_line(info, "cpu isa detected");
     std::vector<std::string> levels;
     for (const char *level : order) {
         std::string word = " ";  // built by appending: GCC 12 warns falsely on " " + std::string

@@ -25,12 +25,6 @@ std::string env_or(const char *name, const char *fallback) {
     return v != nullptr && v[0] != '\0' ? v : fallback;
 }
 
-std::string build_info_line(const std::string &info, const std::string &key) {
-    const size_t at = info.find(key + ": ");
-    if (at == std::string::npos) return "";
-    const size_t begin = at + key.size() + 2;
-    return info.substr(begin, info.find('\n', begin) - begin);
-}
 
 // The OpenMP runtimes mapped into this process.
 std::set<std::string> openmp_runtimes() {
@@ -47,6 +41,13 @@ std::set<std::string> openmp_runtimes() {
 }
 
 }  // namespace
+
+std::string build_info_line(const std::string &info, const std::string &key) {
+    const size_t at = info.find(key + ": ");
+    if (at == std::string::npos) return "";
+    const size_t begin = at + key.size() + 2;
+    return info.substr(begin, info.find('\n', begin) - begin);
+}
 
 void check_cpu(const Api *api, Report &report) {
     const std::string section = "cpu";

@@ -10,6 +10,8 @@
 
 namespace doctor {
 
+// The value of "key: value" in the library's build info; "" if absent.
+std::string build_info_line(const std::string &info, const std::string &key);
 // api may be nullptr (the library could not be loaded): the CPU is still described.
 void check_cpu(const Api *api, Report &report);
 void check_cuda(const std::string &build_info, Report &report);
