@@ -10,21 +10,66 @@
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-// One run of n elements. Unit: every stride is 1 (the vectorized case);
-// Blend: beta != 0, so the old output is read.
-template <Act M, bool Unit, bool Blend, class T, class C>
-inline void forward_run(const T *x, int64_t sx, T *y, int64_t sy, int64_t n, C alpha, C beta, Params<C> p) {
-    if constexpr (Unit) sx = sy = 1;
-    for (int64_t i = 0; i < n; ++i) {
-        const C f = alpha * act_forward<M>(load<C>(x + i * sx), p);
-        if constexpr (Blend) store(y + i * sy, f + beta * load<C>(y + i * sy));
-        else store(y + i * sy, f);
+// The math of one mode on n contiguous elements of the compute type: the
+// only code that depends on the mode, and the only vectorized vmath bodies
+// of the family (one per mode, direction and compute type). The loops
+// around them (16-bit storage, strides, beta != 0, streaming stores) depend
+// on the storage type only and call them through a pointer, a chunk of
+// L1-sized buffers at a time: next to the memory traffic of an elementwise
+// op the extra pass through L1 is cheap, while compiling the vmath body
+// into each mode x storage type x case (15 x 4 x 5 per direction) made
+// this the slowest unit of the build (minutes for AVX-512).
+template <class C>
+using ForwardMath = void (*)(const C *x, C *y, int64_t n, C alpha, Params<C> p);
+template <class C>
+using BackwardMath = void (*)(const C *x, const C *y, const C *dy, C *dx, int64_t n, C alpha, Params<C> p);
+
+template <Act M, class C>
+void forward_math(const C *x, C *y, int64_t n, C alpha, Params<C> p) {
+    for (int64_t i = 0; i < n; ++i) y[i] = alpha * act_forward<M>(x[i], p);
+}
+
+template <Act M, class C>
+void backward_math(const C *x, const C *y, const C *dy, C *dx, int64_t n, C alpha, Params<C> p) {
+    for (int64_t i = 0; i < n; ++i) dx[i] = alpha * act_backward<M>(x[i], y[i], dy[i], p);
+}
+
+// Elements per staging chunk: the four buffers of a backward chunk, in
+// double, take 16 KiB.
+constexpr int64_t kStage = 512;
+
+// n elements of p (stride s) in the compute type: p itself when it already
+// is contiguous C, else a copy in buf.
+template <class C, class T>
+inline const C *staged_in(const T *p, int64_t s, int64_t n, C *buf) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (s == 1) return p;
+    }
+    for (int64_t i = 0; i < n; ++i) buf[i] = load<C>(p + i * s);
+    return buf;
+}
+
+// Writes the n results r to p (stride s), blended with p's old contents
+// when beta != 0, or with streaming stores (contiguous p only).
+template <class T, class C>
+inline void staged_out(T *p, int64_t s, const C *r, int64_t n, C beta, bool blend, bool stream) {
+    if (stream) {
+        if constexpr (std::is_same_v<T, C>) {
+            stream_copy(p, r, n);
+        } else {
+            alignas(64) T t[kStage];
+            for (int64_t i = 0; i < n; ++i) store(t + i, r[i]);
+            stream_copy(p, t, n);
+        }
+    } else if (blend) {
+        for (int64_t i = 0; i < n; ++i) store(p + i * s, r[i] + beta * load<C>(p + i * s));
+    } else {
+        for (int64_t i = 0; i < n; ++i) store(p + i * s, r[i]);
     }
 }
 
-template <class T, Act M>
-void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a) {
-    using C = compute_t<T>;
+template <class T, class C = compute_t<T>>
+void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a, ForwardMath<C> math) {
     const StridedLoop &L = a.loop;
     const Params<C> p{static_cast<C>(a.op.coef), static_cast<C>(a.op.swish_beta)};
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
@@ -37,33 +82,23 @@ void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
             const T *xp = x + off[1];
             T *yp = y + off[0];
-            if (stream && n >= kStreamingMinRun)
-                staged_run(yp, n, [&](T *buf, int64_t i, int64_t c) {
-                    forward_run<M, true, false>(xp + i, 1, buf, 1, c, alpha, beta, p);
-                });
-            else if (unit && !blend) forward_run<M, true, false>(xp, sx, yp, sy, n, alpha, beta, p);
-            else if (unit) forward_run<M, true, true>(xp, sx, yp, sy, n, alpha, beta, p);
-            else if (!blend) forward_run<M, false, false>(xp, sx, yp, sy, n, alpha, beta, p);
-            else forward_run<M, false, true>(xp, sx, yp, sy, n, alpha, beta, p);
+            const bool stream_run = stream && n >= kStreamingMinRun;
+            if constexpr (std::is_same_v<T, C>) {
+                if (unit && !blend && !stream_run) return math(xp, yp, n, alpha, p);
+            }
+            alignas(64) C in[kStage], out[kStage];
+            for (int64_t i = 0; i < n; i += kStage) {
+                const int64_t c = imin_(kStage, n - i);
+                math(staged_in(xp + i * sx, sx, c, in), out, c, alpha, p);
+                staged_out(yp + i * sy, sy, out, c, beta, blend, stream_run);
+            }
+            if (stream_run) streaming_fence();
         });
     });
 }
 
-template <Act M, bool Unit, bool Blend, class T, class C>
-inline void backward_run(const T *dy, const T *y, const T *x, T *dx, const int64_t *s, int64_t n, C alpha, C beta,
-                         Params<C> p) {
-    int64_t sdx = s[0], sdy = s[1], sy = s[2], sx = s[3];
-    if constexpr (Unit) sdx = sdy = sy = sx = 1;
-    for (int64_t i = 0; i < n; ++i) {
-        const C g = alpha * act_backward<M>(load<C>(x + i * sx), load<C>(y + i * sy), load<C>(dy + i * sdy), p);
-        if constexpr (Blend) store(dx + i * sdx, g + beta * load<C>(dx + i * sdx));
-        else store(dx + i * sdx, g);
-    }
-}
-
-template <class T, Act M>
-void backward_typed(const ExecContext &ctx, const ActivationBackwardArgs &a) {
-    using C = compute_t<T>;
+template <class T, class C = compute_t<T>>
+void backward_typed(const ExecContext &ctx, const ActivationBackwardArgs &a, BackwardMath<C> math) {
     const StridedLoop &L = a.loop;
     const Params<C> p{static_cast<C>(a.op.coef), static_cast<C>(a.op.swish_beta)};
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
@@ -71,35 +106,41 @@ void backward_typed(const ExecContext &ctx, const ActivationBackwardArgs &a) {
     const T *y = static_cast<const T *>(a.y);
     const T *x = static_cast<const T *>(a.x);
     T *dx = static_cast<T *>(a.dx);
-    const int64_t s[4] = {L.inner_stride(0), L.inner_stride(1), L.inner_stride(2), L.inner_stride(3)};
-    const bool unit = s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 1, blend = beta != C(0);
+    const int64_t sdx = L.inner_stride(0), sdy = L.inner_stride(1), sy = L.inner_stride(2), sx = L.inner_stride(3);
+    const bool unit = sdx == 1 && sdy == 1 && sy == 1 && sx == 1, blend = beta != C(0);
     const bool stream = unit && !blend && use_streaming_stores(L.total() * int64_t(sizeof(T)), dx, dy, y, x);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
             const T *dyp = dy + off[1], *yp = y + off[2], *xp = x + off[3];
             T *dxp = dx + off[0];
-            if (stream && n >= kStreamingMinRun)
-                staged_run(dxp, n, [&](T *buf, int64_t i, int64_t c) {
-                    backward_run<M, true, false>(dyp + i, yp + i, xp + i, buf, s, c, alpha, beta, p);
-                });
-            else if (unit && !blend) backward_run<M, true, false>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
-            else if (unit) backward_run<M, true, true>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
-            else if (!blend) backward_run<M, false, false>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
-            else backward_run<M, false, true>(dyp, yp, xp, dxp, s, n, alpha, beta, p);
+            const bool stream_run = stream && n >= kStreamingMinRun;
+            if constexpr (std::is_same_v<T, C>) {
+                if (unit && !blend && !stream_run) return math(xp, yp, dyp, dxp, n, alpha, p);
+            }
+            alignas(64) C bx[kStage], by[kStage], bdy[kStage], out[kStage];
+            for (int64_t i = 0; i < n; i += kStage) {
+                const int64_t c = imin_(kStage, n - i);
+                math(staged_in(xp + i * sx, sx, c, bx), staged_in(yp + i * sy, sy, c, by),
+                     staged_in(dyp + i * sdy, sdy, c, bdy), out, c, alpha, p);
+                staged_out(dxp + i * sdx, sdx, out, c, beta, blend, stream_run);
+            }
+            if (stream_run) streaming_fence();
         });
     });
 }
 
 void forward(const ExecContext &ctx, const ActivationForwardArgs &a) {
     visit_float_dtype(a.dt, [&](auto tag) {
-        visit_act(a.op, [&](auto mode) { forward_typed<typename decltype(tag)::type, decltype(mode)::value>(ctx, a); });
+        using T = typename decltype(tag)::type;
+        visit_act(a.op, [&](auto mode) { forward_typed<T>(ctx, a, &forward_math<decltype(mode)::value, compute_t<T>>); });
     });
 }
 
 void backward(const ExecContext &ctx, const ActivationBackwardArgs &a) {
     visit_float_dtype(a.dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
         visit_act(a.op,
-                  [&](auto mode) { backward_typed<typename decltype(tag)::type, decltype(mode)::value>(ctx, a); });
+                  [&](auto mode) { backward_typed<T>(ctx, a, &backward_math<decltype(mode)::value, compute_t<T>>); });
     });
 }
 
