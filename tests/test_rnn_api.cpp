@@ -107,8 +107,9 @@ struct Problem {
     size_t esize;
     std::unique_ptr<Tensor> scratch;  // one element: HALF / BFLOAT16 conversions
 
-    explicit Problem(const Cfg &cfg, anydnnDropoutDescriptor_t drop = nullptr, const std::string &isa = "generic")
-        : c(cfg), h(isa) {
+    explicit Problem(const Cfg &cfg, anydnnDropoutDescriptor_t drop = nullptr, const std::string &isa = "generic",
+                     int threads = 2)
+        : c(cfg), h(isa, threads) {
         if (!h.available) return;  // the caller skips
         esize = dtype_size(c.dt);
         scratch = std::make_unique<Tensor>(packed({1, 1, 1}), c.dt);
@@ -759,6 +760,53 @@ TEST(RnnApi, ForwardMatchesLoops) {
                 if (c.mode == ANYDNN_LSTM) expect_near_all(got.cy, want.cy, tol, "cy");
             }
         }
+}
+
+// A batch large enough that the GEMMs, the cell and the row passes split
+// over threads: against the loops, and bitwise the same on 1 and 2 threads
+// through the backward passes.
+TEST(RnnApi, LargeBatchThreads) {
+    for (anydnnRNNMode_t m : {ANYDNN_LSTM, ANYDNN_GRU}) {
+        SCOPED_TRACE("mode " + std::to_string(m));
+        Cfg c;
+        c.mode = m;
+        c.dt = ANYDNN_DATA_FLOAT;
+        c.in = 40;
+        c.hid = c.proj = 96;  // cell rows split at ~43 rows per thread
+        c.layers = 2;
+        c.dir = ANYDNN_BIDIRECTIONAL;
+        c.T = 4;
+        c.lengths.resize(120);
+        for (int &l : c.lengths) l = static_cast<int>(rng()() % 4) + 1;
+        c.lengths[7] = 0;
+        Problem p(c, nullptr, "generic", 2);
+        Data in = p.random_data(), got, want;
+        p.reference(in, &want);
+        ASSERT_OK(p.forward(ANYDNN_FWD_MODE_TRAINING, in, &got));
+        expect_near_all(got.y, want.y, 1e-4, "y");
+        expect_near_all(got.hy, want.hy, 1e-4, "hy");
+        // The same problem on 1 thread, through the backward passes.
+        Problem q(c, nullptr, "generic", 1);
+        q.w = p.w;
+        Data got1;
+        ASSERT_OK(q.forward(ANYDNN_FWD_MODE_TRAINING, in, &got1));
+        EXPECT_EQ(got.y, got1.y);
+        std::vector<std::vector<unsigned char>> grads;
+        for (Problem *r : {&p, &q}) {
+            auto x = r->to_layout(in.x, c.in), y = r->to_layout(got.y, c.proj * 2), dy = y;
+            auto hx = r->raw(in.hx), cx = r->raw(in.cx);
+            std::vector<unsigned char> dx(x.size()), dhx(hx.size()), dcx(cx.size()), dw(r->wbytes);
+            ASSERT_OK(anydnnRNNBackwardData_v8(r->h, r->rnn, nullptr, r->yd, y.data(), dy.data(), r->xd, dx.data(),
+                                               r->hd, hx.data(), hx.data(), dhx.data(), r->cd, cx.data(), cx.data(),
+                                               dcx.data(), r->wbytes, r->w.data(), r->ws_bytes, r->ws.data(),
+                                               r->rs_bytes, r->rs.data()));
+            ASSERT_OK(anydnnRNNBackwardWeights_v8(r->h, r->rnn, ANYDNN_WGRAD_MODE_SET, nullptr, r->xd, x.data(), r->hd,
+                                                  hx.data(), r->yd, y.data(), r->wbytes, dw.data(), r->ws_bytes,
+                                                  r->ws.data(), r->rs_bytes, r->rs.data()));
+            for (auto *v : {&dx, &dhx, &dcx, &dw}) grads.push_back(*v);
+        }
+        for (size_t i = 0; i < 4; ++i) EXPECT_EQ(grads[i], grads[i + 4]) << "gradient " << i;
+    }
 }
 
 // HALF and BFLOAT16 storage, computed in float: the outputs are one
