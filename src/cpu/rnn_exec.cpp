@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <omp.h>
+
 #include "cpu/dropout_exec.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/rnn_cell.hpp"
@@ -95,9 +97,11 @@ struct Bump {
     }
 };
 
+// Sized for at least as many threads as the machine has cores, so that a
+// query made before anydnnSetNumThreads still answers enough.
 template <class C>
 std::size_t gemm_bytes(const Handle &h, const Dims &d) {
-    const ExecContext ctx{h.threads()};
+    const ExecContext ctx{std::max(h.threads(), omp_get_num_procs())};
     const GemmKernels<C> &k = gemm_kernels<C>(h.isa);
     std::size_t m = 0;
     auto need = [&](int64_t rows, int64_t cols, int64_t red) { m = std::max(m, k.workspace_size(ctx, rows, cols, red)); };
