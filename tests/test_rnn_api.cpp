@@ -949,6 +949,11 @@ void check_gradients(const Cfg &c) {
         *v = keep;
         return (up - down) / (2 * eps);
     };
+    if (c.layout != ANYDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED) {  // dx's padding gets xDesc's fill
+        for (int b = 0; b < c.B(); ++b)
+            for (int t = c.lengths[b]; t < c.T; ++t)
+                for (int q = 0; q < c.in; ++q) EXPECT_EQ(p.get(dx.data(), position(c, b, t) * c.in + q), -7.0);
+    }
     const std::vector<double> gx = p.from_layout(dx, c.in);
     for (int b = 0; b < c.B(); ++b)
         for (int t = 0; t < c.lengths[b]; ++t)
