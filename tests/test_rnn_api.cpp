@@ -180,7 +180,8 @@ struct Problem {
             int width = c.in;
             std::vector<std::vector<double>> u(len);
             for (int t = 0; t < len; ++t)
-                u[t].assign(in.x.begin() + (size_t(b) * c.T + t) * c.in, in.x.begin() + (size_t(b) * c.T + t + 1) * c.in);
+                u[t].assign(in.x.begin() + (size_t(b) * c.T + t) * c.in,
+                            in.x.begin() + (size_t(b) * c.T + t + 1) * c.in);
             for (int l = 0; l < c.layers; ++l) {
                 std::vector<std::vector<double>> o(len, std::vector<double>(size_t(P) * D));
                 for (int d = 0; d < D; ++d) {
@@ -198,7 +199,8 @@ struct Problem {
                                            in.hx.begin() + (size_t(pl) * B + b + 1) * P);
                     std::vector<double> cv(H, 0);
                     if (c.mode == ANYDNN_LSTM)
-                        cv.assign(in.cx.begin() + (size_t(pl) * B + b) * H, in.cx.begin() + (size_t(pl) * B + b + 1) * H);
+                        cv.assign(in.cx.begin() + (size_t(pl) * B + b) * H,
+                                  in.cx.begin() + (size_t(pl) * B + b + 1) * H);
                     for (int s = 0; s < len; ++s) {
                         const int t = d == 0 ? s : len - 1 - s;
                         std::vector<double> wx(size_t(G) * H), rh(size_t(G) * H);
@@ -307,7 +309,8 @@ struct Problem {
             for (int b = 0; b < c.B(); ++b)
                 for (int t = c.lengths[b]; t < c.T; ++t)
                     for (int q = 0; q < P * D; ++q)
-                        EXPECT_EQ(get(y.data(), position(c, b, t) * P * D + q), -7.0) << "padding b " << b << " t " << t;
+                        EXPECT_EQ(get(y.data(), position(c, b, t) * P * D + q), -7.0)
+                            << "padding b " << b << " t " << t;
         }
         return s;
     }
@@ -397,7 +400,9 @@ TEST(RnnApi, SetDescriptorBadParams) {
         m = static_cast<anydnnMathType_t>(9);
     });
     bad("in", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &in, auto &...) { in = 0; });
-    bad("hid", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &h, auto &...) { h = 0; });
+    bad("hid", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &h, auto &...) {
+        h = 0;
+    });
     bad("proj>hid", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &p,
                        auto &...) { p = 7; });
     bad("proj0", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &p,
@@ -437,7 +442,8 @@ TEST(RnnApi, Clip) {
     EXPECT_EQ(l, -2);
     EXPECT_EQ(r, 3);
     EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_MINMAX, ANYDNN_PROPAGATE_NAN, 3, -2), ANYDNN_STATUS_BAD_PARAM);
-    EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_MINMAX, ANYDNN_PROPAGATE_NAN, NAN, 1), ANYDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_MINMAX, ANYDNN_PROPAGATE_NAN, NAN, 1),
+                  ANYDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(anydnnRNNSetClip_v8(d, static_cast<anydnnRNNClipMode_t>(5), ANYDNN_PROPAGATE_NAN, 0, 1),
                   ANYDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_NONE, static_cast<anydnnNanPropagation_t>(5), 0, 1),

@@ -474,7 +474,8 @@ void test_lstm(Session &s) {
     const auto hd = s.owned(s.api.anydnnCreateTensorDescriptor, s.api.anydnnDestroyTensorDescriptor,
                             "anydnnCreateTensorDescriptor");
     const int hdims[3] = {1, B, hid}, hstrides[3] = {B * hid, hid, 1};
-    s.check(s.api.anydnnSetTensorNdDescriptor(hd, ANYDNN_DATA_FLOAT, 3, hdims, hstrides), "anydnnSetTensorNdDescriptor");
+    s.check(s.api.anydnnSetTensorNdDescriptor(hd, ANYDNN_DATA_FLOAT, 3, hdims, hstrides),
+            "anydnnSetTensorNdDescriptor");
     size_t wbytes = 0, ws_bytes = 0, rs_bytes = 0;
     s.check(s.api.anydnnGetRNNWeightSpaceSize(s.handle, rnn, &wbytes), "anydnnGetRNNWeightSpaceSize");
     s.check(s.api.anydnnGetRNNTempSpaceSizes(s.handle, rnn, ANYDNN_FWD_MODE_INFERENCE, xd, &ws_bytes, &rs_bytes),
@@ -498,7 +499,8 @@ void test_lstm(Session &s) {
             "anydnnRNNForward");
     Doubles want_y(T * B * hid, 0.0), want_h(B * hid), want_c(B * hid);
     for (int b = 0; b < B; ++b) {
-        Doubles h(hx.begin() + b * hid, hx.begin() + (b + 1) * hid), c(cx.begin() + b * hid, cx.begin() + (b + 1) * hid);
+        Doubles h(hx.begin() + b * hid, hx.begin() + (b + 1) * hid);
+        Doubles c(cx.begin() + b * hid, cx.begin() + (b + 1) * hid);
         for (int t = 0; t < lengths[b]; ++t) {
             const float *xt = &x[(t * B + b) * in];
             Doubles a(4 * hid);
