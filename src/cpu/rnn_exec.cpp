@@ -619,9 +619,17 @@ void visit_compute(anydnnDataType_t dt, Fn &&fn) {
 RnnSizes rnn_sizes(const Handle &h, const ops::RnnShape &s) {
     RnnSizes r;
     visit_compute(s.c.dt, [&](auto tag) {
-        const Plan p = make_plan<typename decltype(tag)::type>(h, Dims(s));
+        using C = typename decltype(tag)::type;
+        const Plan p = make_plan<C>(h, Dims(s));
         r.workspace = p.ws_bytes;
         r.reserve = p.reserve_bytes;
+        if (s.training) {
+            // Inference keeps in the work space what training keeps in the
+            // reserve: a training-sized work space must serve it too.
+            ops::RnnShape inference = s;
+            inference.training = false;
+            r.workspace = std::max(r.workspace, make_plan<C>(h, Dims(inference)).ws_bytes);
+        }
     });
     return r;
 }

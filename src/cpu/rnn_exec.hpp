@@ -18,7 +18,7 @@ struct RnnSizes {
 
 // The buffers a call of this shape needs on this handle (its ISA level and
 // thread count choose the GEMMs' pack buffers). A training shape's work
-// space serves the training forward call and both backward calls.
+// space serves both forward modes and both backward calls.
 RnnSizes rnn_sizes(const Handle &h, const ops::RnnShape &s);
 
 // The dropout a training forward call applies between layers: p 0 none.
