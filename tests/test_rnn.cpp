@@ -657,6 +657,27 @@ TEST_P(RnnIsa, ModeratelySizedFloat) {
     check_rnn(h, c.with_layout(RnnLayout::SeqMajorPacked));
 }
 
+// More threads than the default two over a batch of 13 unequal sequences
+// (whatever the library splits, by rows, gates or sequences, has ragged
+// edges), and one thread.
+TEST_P(RnnIsa, ThreadCounts) {
+    for (int threads : {1, 4}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        SCOPED_TRACE("threads=" + std::to_string(threads));
+        for (RnnCell cell : {RnnCell::Lstm, RnnCell::Gru, RnnCell::Relu}) {
+            Config c;
+            c.p = make_rnn(cell, 9, 17, 2, true);
+            if (cell == RnnCell::Lstm) c.p.proj = 11;
+            c.max_t = 6;
+            c.len = {6, 1, 0, 5, 6, 3, 2, 6, 4, 0, 1, 6, 5};
+            c.wgrad = ANYDNN_WGRAD_MODE_ADD;
+            check_rnn(h, c);
+            check_rnn(h, c.with_layout(RnnLayout::SeqMajorPacked).with_type(ANYDNN_DATA_DOUBLE));
+        }
+    }
+}
+
 // clipNanOpt: a NaN c_{t-1} (cx) makes c_t NaN; NOT_PROPAGATE_NAN turns it
 // into lclip (the sequence goes on finite), PROPAGATE_NAN keeps it. Forward only.
 TEST_P(RnnIsa, LstmClipNanOption) {
@@ -784,11 +805,14 @@ TEST(RnnLibrary, FiniteDifferences) {
     proj.proj = 2;
     cases.push_back({proj, 0.0f});
     for (RnnCell cell : {RnnCell::Lstm, RnnCell::Gru}) cases.push_back({make_rnn(cell, 2, 3, 2, true), 0.5f});
+    Rnn gru_bm = make_rnn(RnnCell::Gru, 2, 3, 2, false);
+    cases.push_back({gru_bm, 0.3f});  // the batch-major layout (below), padding between the sequences
     for (const FdCase &fc : cases) {
         Config c = Config{}.with_type(ANYDNN_DATA_DOUBLE);
         c.p = fc.p;
         c.max_t = 3;
         c.len = {3, 0, 2};
+        if (&fc == &cases.back()) c = c.with_layout(RnnLayout::BatchMajorUnpacked);
         SCOPED_TRACE(c.to_string() + " dropout=" + std::to_string(fc.dropout));
         DropoutDesc d(h, fc.dropout, 99);
         const std::vector<unsigned char> states0 = d.states;
