@@ -5,7 +5,7 @@
 // clipping (and its NaN option), SKIP_INPUT, the three data layouts with
 // unequal, unsorted and 0 lengths, padding fill or none, devSeqLengths or
 // NULL, hx / cx / hy / cy / dhy / dcy / dhx / dcx NULL, f32 / f64 / f16 /
-// bf16, INFERENCE and TRAINING giving the same y, the weight gradient SET
+// bf16, 1, 2 and 4 threads, INFERENCE and TRAINING giving the same y, the weight gradient SET
 // and ADD (onto a non-zero dweightSpace), dropout between layers (p = 0,
 // p = 1, determinism, ignored in INFERENCE) and central finite differences
 // through the library itself (f64, dropout included, whose masks must then
