@@ -18,15 +18,18 @@ enum class DropoutMode {
     replay,    // backward: read the mask
 };
 
-// Element e (row-major index over the tensor's dimensions) is dropped when
-// word e % 4 of Philox4x32-10(counter = {e / 4 low, e / 4 high, call low,
-// call high}, key = {seed low, seed high}) is below `threshold` (p * 2^32).
+// Element e (first + its row-major index over the tensor's dimensions) is
+// dropped when word e % 4 of Philox4x32-10(counter = {e / 4 low, e / 4 high,
+// call low, call high}, key = {seed low, seed high}) is below `threshold`
+// (p * 2^32). `first` lets several tensors of one call (an RNN's layers)
+// draw disjoint parts of the call's stream.
 struct DropoutArgs {
     anydnnDataType_t dt;
     StridedLoop loop;  // operand 0: the output (y, dx), 1: the input (x, dy); row-major order kept
     const void *in;
     void *out;
-    uint8_t *mask;  // one byte per element: 1 kept, 0 dropped
+    uint8_t *mask;  // one byte per element: 1 kept, 0 dropped (mask[0] is element `first`'s)
+    int64_t first = 0;
     DropoutMode mode;
     uint64_t seed, call;
     uint32_t threshold;

@@ -31,8 +31,9 @@ DropoutArgs make_args(const ops::DropoutProblem &p, const void *in, void *out, v
 }  // namespace
 
 void execute_dropout_forward(const Handle &h, const ops::DropoutProblem &p, uint64_t seed, uint64_t call,
-                             const void *x, void *y, void *mask) {
+                             const void *x, void *y, void *mask, int64_t first) {
     DropoutArgs a = make_args(p, x, y, mask);
+    a.first = first;
     a.mode = p.p == 0 ? DropoutMode::keep_all : p.p == 1 ? DropoutMode::drop_all : DropoutMode::random;
     a.seed = seed;
     a.call = call;

@@ -82,12 +82,12 @@ inline C keep_or_zero(C v, uint8_t m) {
     }
 }
 
-// One run of len elements, the first of row-major index e0; in and out
-// step si and so elements.
+// One run of len elements, the first of stream index e0 (first + its
+// row-major index); in and out step si and so elements.
 template <DropoutMode Mode, bool Unit, class T, class C>
 void run_elements(const DropoutArgs &a, int64_t e0, int64_t len, const T *in, int64_t si, T *out, int64_t so) {
     const C scale = static_cast<C>(a.scale);
-    uint8_t *__restrict mask = a.mask + e0;  // the API checked that it overlaps neither tensor
+    uint8_t *__restrict mask = a.mask + (e0 - a.first);  // the API checked that it overlaps neither tensor
     if constexpr (Mode == DropoutMode::keep_all || Mode == DropoutMode::drop_all) {
         for (int64_t j = 0; j < len; ++j) {
             store(out + j * (Unit ? 1 : so), Mode == DropoutMode::keep_all ? load<C>(in + j * (Unit ? 1 : si)) : C(0));
@@ -128,7 +128,7 @@ void run_typed(const ExecContext &ctx, const DropoutArgs &a) {
     const bool unit = so == 1 && si == 1;
     // Each element's mask depends on its index only: any split gives the same result.
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-        int64_t e = begin;
+        int64_t e = a.first + begin;
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t len) {
             if (unit) run_elements<Mode, true, T, C>(a, e, len, in + off[1], si, out + off[0], so);
             else run_elements<Mode, false, T, C>(a, e, len, in + off[1], si, out + off[0], so);
