@@ -226,7 +226,8 @@ TEST(BenchParser, Rnn) {
     const Problem &gru = *plan.problems[1].problem;
     EXPECT_EQ(gru.repro(), "--rnn --cell=gru --prop=training --direction=bidirect_concat --dt=f32 "
                            "l2t3mb1sic8slc8dhc8dic8");
-    EXPECT_DOUBLE_EQ(gru.flops(), 2.0 * 3 * 2 * ((8 * 8 + 8 * 8) + (8 * 16 + 8 * 8)));
+    // 2 FLOP x 3 steps x 2 directions x 3 gates x (layer 0's W and R, layer 1's).
+    EXPECT_DOUBLE_EQ(gru.flops(), 2.0 * 3 * 2 * 3 * ((8 * 8 + 8 * 8) + (8 * 16 + 8 * 8)));
     // dic < dhc: the projection (dic x dhc) is a matrix too.
     const Problem &proj = *plan.problems[2].problem;
     EXPECT_EQ(proj.repro(), "--rnn --cell=lstm --prop=inference --direction=left2right --dt=f32 "
@@ -245,7 +246,7 @@ TEST(BenchParser, Rnn) {
         EXPECT_EQ(second.problems[0].problem->repro(), repro);
     }
     EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2xy3sic4"}), "unknown field 'xy'");
-    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1tsic4"}), "'t' has no value");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t_sic4"}), "'t' has no value");
     EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2mb3"}), "no sic or dhc");
     EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2sic4dic8"}), "sic 4 must equal dic 8");
     EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2dhc4dic8"}), "dic 8 exceeds dhc 4");
