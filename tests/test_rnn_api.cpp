@@ -107,8 +107,9 @@ struct Problem {
     size_t esize;
     std::unique_ptr<Tensor> scratch;  // one element: HALF / BFLOAT16 conversions
 
-    explicit Problem(const Cfg &cfg, anydnnDropoutDescriptor_t drop = nullptr, const std::string &isa = "generic")
-        : c(cfg), h(isa) {
+    explicit Problem(const Cfg &cfg, anydnnDropoutDescriptor_t drop = nullptr, const std::string &isa = "generic",
+                     int threads = 2)
+        : c(cfg), h(isa, threads) {
         if (!h.available) return;  // the caller skips
         esize = dtype_size(c.dt);
         scratch = std::make_unique<Tensor>(packed({1, 1, 1}), c.dt);
@@ -179,7 +180,8 @@ struct Problem {
             int width = c.in;
             std::vector<std::vector<double>> u(len);
             for (int t = 0; t < len; ++t)
-                u[t].assign(in.x.begin() + (size_t(b) * c.T + t) * c.in, in.x.begin() + (size_t(b) * c.T + t + 1) * c.in);
+                u[t].assign(in.x.begin() + (size_t(b) * c.T + t) * c.in,
+                            in.x.begin() + (size_t(b) * c.T + t + 1) * c.in);
             for (int l = 0; l < c.layers; ++l) {
                 std::vector<std::vector<double>> o(len, std::vector<double>(size_t(P) * D));
                 for (int d = 0; d < D; ++d) {
@@ -197,7 +199,8 @@ struct Problem {
                                            in.hx.begin() + (size_t(pl) * B + b + 1) * P);
                     std::vector<double> cv(H, 0);
                     if (c.mode == ANYDNN_LSTM)
-                        cv.assign(in.cx.begin() + (size_t(pl) * B + b) * H, in.cx.begin() + (size_t(pl) * B + b + 1) * H);
+                        cv.assign(in.cx.begin() + (size_t(pl) * B + b) * H,
+                                  in.cx.begin() + (size_t(pl) * B + b + 1) * H);
                     for (int s = 0; s < len; ++s) {
                         const int t = d == 0 ? s : len - 1 - s;
                         std::vector<double> wx(size_t(G) * H), rh(size_t(G) * H);
@@ -306,7 +309,8 @@ struct Problem {
             for (int b = 0; b < c.B(); ++b)
                 for (int t = c.lengths[b]; t < c.T; ++t)
                     for (int q = 0; q < P * D; ++q)
-                        EXPECT_EQ(get(y.data(), position(c, b, t) * P * D + q), -7.0) << "padding b " << b << " t " << t;
+                        EXPECT_EQ(get(y.data(), position(c, b, t) * P * D + q), -7.0)
+                            << "padding b " << b << " t " << t;
         }
         return s;
     }
@@ -396,7 +400,9 @@ TEST(RnnApi, SetDescriptorBadParams) {
         m = static_cast<anydnnMathType_t>(9);
     });
     bad("in", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &in, auto &...) { in = 0; });
-    bad("hid", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &h, auto &...) { h = 0; });
+    bad("hid", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &h, auto &...) {
+        h = 0;
+    });
     bad("proj>hid", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &p,
                        auto &...) { p = 7; });
     bad("proj0", [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &p,
@@ -436,7 +442,8 @@ TEST(RnnApi, Clip) {
     EXPECT_EQ(l, -2);
     EXPECT_EQ(r, 3);
     EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_MINMAX, ANYDNN_PROPAGATE_NAN, 3, -2), ANYDNN_STATUS_BAD_PARAM);
-    EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_MINMAX, ANYDNN_PROPAGATE_NAN, NAN, 1), ANYDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_MINMAX, ANYDNN_PROPAGATE_NAN, NAN, 1),
+                  ANYDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(anydnnRNNSetClip_v8(d, static_cast<anydnnRNNClipMode_t>(5), ANYDNN_PROPAGATE_NAN, 0, 1),
                   ANYDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(anydnnRNNSetClip_v8(d, ANYDNN_RNN_CLIP_NONE, static_cast<anydnnNanPropagation_t>(5), 0, 1),
@@ -761,6 +768,53 @@ TEST(RnnApi, ForwardMatchesLoops) {
         }
 }
 
+// A batch large enough that the GEMMs, the cell and the row passes split
+// over threads: against the loops, and bitwise the same on 1 and 2 threads
+// through the backward passes.
+TEST(RnnApi, LargeBatchThreads) {
+    for (anydnnRNNMode_t m : {ANYDNN_LSTM, ANYDNN_GRU}) {
+        SCOPED_TRACE("mode " + std::to_string(m));
+        Cfg c;
+        c.mode = m;
+        c.dt = ANYDNN_DATA_FLOAT;
+        c.in = 40;
+        c.hid = c.proj = 96;  // cell rows split at ~43 rows per thread
+        c.layers = 2;
+        c.dir = ANYDNN_BIDIRECTIONAL;
+        c.T = 4;
+        c.lengths.resize(120);
+        for (int &l : c.lengths) l = static_cast<int>(rng()() % 4) + 1;
+        c.lengths[7] = 0;
+        Problem p(c, nullptr, "generic", 2);
+        Data in = p.random_data(), got, want;
+        p.reference(in, &want);
+        ASSERT_OK(p.forward(ANYDNN_FWD_MODE_TRAINING, in, &got));
+        expect_near_all(got.y, want.y, 1e-4, "y");
+        expect_near_all(got.hy, want.hy, 1e-4, "hy");
+        // The same problem on 1 thread, through the backward passes.
+        Problem q(c, nullptr, "generic", 1);
+        q.w = p.w;
+        Data got1;
+        ASSERT_OK(q.forward(ANYDNN_FWD_MODE_TRAINING, in, &got1));
+        EXPECT_EQ(got.y, got1.y);
+        std::vector<std::vector<unsigned char>> grads;
+        for (Problem *r : {&p, &q}) {
+            auto x = r->to_layout(in.x, c.in), y = r->to_layout(got.y, c.proj * 2), dy = y;
+            auto hx = r->raw(in.hx), cx = r->raw(in.cx);
+            std::vector<unsigned char> dx(x.size()), dhx(hx.size()), dcx(cx.size()), dw(r->wbytes);
+            ASSERT_OK(anydnnRNNBackwardData_v8(r->h, r->rnn, nullptr, r->yd, y.data(), dy.data(), r->xd, dx.data(),
+                                               r->hd, hx.data(), hx.data(), dhx.data(), r->cd, cx.data(), cx.data(),
+                                               dcx.data(), r->wbytes, r->w.data(), r->ws_bytes, r->ws.data(),
+                                               r->rs_bytes, r->rs.data()));
+            ASSERT_OK(anydnnRNNBackwardWeights_v8(r->h, r->rnn, ANYDNN_WGRAD_MODE_SET, nullptr, r->xd, x.data(), r->hd,
+                                                  hx.data(), r->yd, y.data(), r->wbytes, dw.data(), r->ws_bytes,
+                                                  r->ws.data(), r->rs_bytes, r->rs.data()));
+            for (auto *v : {&dx, &dhx, &dcx, &dw}) grads.push_back(*v);
+        }
+        for (size_t i = 0; i < 4; ++i) EXPECT_EQ(grads[i], grads[i + 4]) << "gradient " << i;
+    }
+}
+
 // HALF and BFLOAT16 storage, computed in float: the outputs are one
 // rounding away from the double loops on the rounded inputs.
 TEST(RnnApi, HalfAndBfloat16) {
@@ -901,6 +955,11 @@ void check_gradients(const Cfg &c) {
         *v = keep;
         return (up - down) / (2 * eps);
     };
+    if (c.layout != ANYDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED) {  // dx's padding gets xDesc's fill
+        for (int b = 0; b < c.B(); ++b)
+            for (int t = c.lengths[b]; t < c.T; ++t)
+                for (int q = 0; q < c.in; ++q) EXPECT_EQ(p.get(dx.data(), position(c, b, t) * c.in + q), -7.0);
+    }
     const std::vector<double> gx = p.from_layout(dx, c.in);
     for (int b = 0; b < c.B(); ++b)
         for (int t = 0; t < c.lengths[b]; ++t)

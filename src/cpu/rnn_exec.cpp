@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <omp.h>
+
 #include "cpu/dropout_exec.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/rnn_cell.hpp"
@@ -95,12 +97,16 @@ struct Bump {
     }
 };
 
+// Sized for at least as many threads as the machine has cores, so that a
+// query made before anydnnSetNumThreads still answers enough.
 template <class C>
 std::size_t gemm_bytes(const Handle &h, const Dims &d) {
-    const ExecContext ctx{h.threads()};
+    const ExecContext ctx{std::max(h.threads(), omp_get_num_procs())};
     const GemmKernels<C> &k = gemm_kernels<C>(h.isa);
     std::size_t m = 0;
-    auto need = [&](int64_t rows, int64_t cols, int64_t red) { m = std::max(m, k.workspace_size(ctx, rows, cols, red)); };
+    auto need = [&](int64_t rows, int64_t cols, int64_t red) {
+        m = std::max(m, k.workspace_size(ctx, rows, cols, red));
+    };
     need(d.R, d.GH, d.max_in);  // input projection
     need(d.B, d.GH, d.P);       // recurrent step
     if (d.proj) need(d.B, d.P, d.H);
@@ -270,8 +276,10 @@ private:
         // The plan sized the pack buffers for the largest GEMM of each kind;
         // should a smaller one need more (the engine's split may differ),
         // the engine's own cached buffer serves it.
-        if (gemm_workspace_size(h_.isa, ctx_, a) <= plan_.gemm_bytes) gemm_kernels<C>(h_.isa).gemm(ctx_, a, ws(plan_.gemm));
-        else cpu::gemm(h_.isa, ctx_, a);
+        if (gemm_workspace_size(h_.isa, ctx_, a) <= plan_.gemm_bytes)
+            gemm_kernels<C>(h_.isa).gemm(ctx_, a, ws(plan_.gemm));
+        else
+            cpu::gemm(h_.isa, ctx_, a);
     }
     void copy(anydnnDataType_t sdt, const void *src, const int64_t *soff, int64_t sld, anydnnDataType_t ddt, void *dst,
               const int64_t *doff, int64_t dld, int64_t rows, int64_t cols) const {

@@ -16,9 +16,10 @@ struct RnnSizes {
     std::size_t workspace = 0, reserve = 0;  // reserve: 0 for inference
 };
 
-// The buffers a call of this shape needs on this handle (its ISA level and
-// thread count choose the GEMMs' pack buffers). A training shape's work
-// space serves both forward modes and both backward calls.
+// The buffers a call of this shape needs on this handle (its ISA level
+// chooses the GEMMs' pack buffers, sized for max(its thread count, the
+// cores)). A training shape's work space serves both forward modes and both
+// backward calls.
 RnnSizes rnn_sizes(const Handle &h, const ops::RnnShape &s);
 
 // The dropout a training forward call applies between layers: p 0 none.

@@ -41,7 +41,10 @@ namespace doctor {
     X(anydnnConvolutionForward) X(anydnnConvolutionBiasActivationForward)                                        \
     X(anydnnGetConvolutionBackwardDataWorkspaceSize) X(anydnnConvolutionBackwardData)                            \
     X(anydnnGetConvolutionBackwardFilterWorkspaceSize) X(anydnnConvolutionBackwardFilter)                        \
-    X(anydnnConvolutionBackwardBias)
+    X(anydnnConvolutionBackwardBias) X(anydnnSetTensorNdDescriptor)                                              \
+    X(anydnnCreateRNNDescriptor) X(anydnnDestroyRNNDescriptor) X(anydnnSetRNNDescriptor_v8)                      \
+    X(anydnnCreateRNNDataDescriptor) X(anydnnDestroyRNNDataDescriptor) X(anydnnSetRNNDataDescriptor)             \
+    X(anydnnGetRNNWeightSpaceSize) X(anydnnGetRNNWeightParams) X(anydnnGetRNNTempSpaceSizes) X(anydnnRNNForward)
 
 struct Api {
 #define DOCTOR_API_MEMBER(name) decltype(&::name) name = nullptr;

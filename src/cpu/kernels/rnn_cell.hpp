@@ -29,31 +29,24 @@ void forward_rows(const RnnCellArgs<C> &a, int64_t r0, int64_t r1) {
                 h[j] = v;
             }
         } else if constexpr (M == RnnCellMode::lstm) {
+            // One transcendental per loop: with several (and their selects)
+            // in one body GCC branched and left the loop scalar.
             const C *__restrict cp = a.c_prev + r * H;
             C *__restrict c = a.c + r * H;
+            for (int64_t j = 0; j < 2 * H; ++j) g[j] = vsigmoid(g[j]);  // i, f
+            for (int64_t j = 2 * H; j < 3 * H; ++j) g[j] = vtanh(g[j]);
+            for (int64_t j = 3 * H; j < 4 * H; ++j) g[j] = vsigmoid(g[j]);
             for (int64_t j = 0; j < H; ++j) {
-                const C i = vsigmoid(g[j]), f = vsigmoid(g[H + j]), gg = vtanh(g[2 * H + j]),
-                        o = vsigmoid(g[3 * H + j]);
-                g[j] = i;
-                g[H + j] = f;
-                g[2 * H + j] = gg;
-                g[3 * H + j] = o;
-                C cn = f * cp[j] + i * gg;
-                if constexpr (Clip) cn = clip_state(cn, a);
-                c[j] = cn;
-                h[j] = o * vtanh(cn);
+                const C cn = g[H + j] * cp[j] + g[j] * g[2 * H + j];
+                c[j] = Clip ? clip_state(cn, a) : cn;
             }
+            for (int64_t j = 0; j < H; ++j) h[j] = g[3 * H + j] * vtanh(c[j]);
         } else {
             const C *__restrict hr = a.hr + r * a.ldg;
             const C *__restrict hp = a.h_prev + r * a.ld_h_prev;
-            for (int64_t j = 0; j < H; ++j) {
-                const C rr = vsigmoid(g[j] + hr[j]), z = vsigmoid(g[H + j] + hr[H + j]);
-                const C n = vtanh(g[2 * H + j] + rr * hr[2 * H + j]);
-                g[j] = rr;
-                g[H + j] = z;
-                g[2 * H + j] = n;
-                h[j] = (C(1) - z) * n + z * hp[j];
-            }
+            for (int64_t j = 0; j < 2 * H; ++j) g[j] = vsigmoid(g[j] + hr[j]);  // r, z
+            for (int64_t j = 0; j < H; ++j) g[2 * H + j] = vtanh(g[2 * H + j] + g[j] * hr[2 * H + j]);
+            for (int64_t j = 0; j < H; ++j) h[j] = (C(1) - g[H + j]) * g[2 * H + j] + g[H + j] * hp[j];
         }
     }
 }
@@ -72,40 +65,40 @@ void backward_rows(const RnnCellArgs<C> &a, int64_t r0, int64_t r1) {
             const C *__restrict cp = a.c_prev + r * H;
             const C *__restrict c = a.c + r * H;
             C *__restrict dc = a.dc + r * H;
+            // One store stream per loop: with four stores into dg at runtime
+            // offsets H apart GCC gave up on the dependences and stayed scalar.
+            const C *__restrict gi = g, *__restrict gf = g + H, *__restrict gg = g + 2 * H,
+                                *__restrict go = g + 3 * H;
+            C *__restrict dgo = dg + 3 * H;
+            for (int64_t j = 0; j < H; ++j) dgo[j] = vtanh(c[j]);  // tanh(c_t), parked
             for (int64_t j = 0; j < H; ++j) {
-                const C i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
-                const C tc = vtanh(c[j]);
-                C d = dc[j] + dh[j] * o * (C(1) - tc * tc);
+                const C tc = dgo[j];
+                C d = dc[j] + dh[j] * go[j] * (C(1) - tc * tc);
                 if constexpr (Clip) {
                     // The clamp was active where the unclipped state (recomputed
                     // as the forward pass did) lies outside [lclip, rclip] or is NaN.
-                    const C raw = f * cp[j] + i * gg;
-                    d = raw >= a.lclip && raw <= a.rclip ? d : C(0);
+                    const C raw = gf[j] * cp[j] + gi[j] * gg[j];
+                    d = (raw >= a.lclip) & (raw <= a.rclip) ? d : C(0);
                 }
-                dg[j] = d * gg * i * (C(1) - i);
-                dg[H + j] = d * cp[j] * f * (C(1) - f);
-                dg[2 * H + j] = d * i * (C(1) - gg * gg);
-                dg[3 * H + j] = dh[j] * tc * o * (C(1) - o);
-                dc[j] = d * f;
+                dc[j] = d;  // the gradient of c_t, until the last loop
+                dgo[j] = dh[j] * tc * go[j] * (C(1) - go[j]);
             }
+            for (int64_t j = 0; j < H; ++j) dg[j] = dc[j] * gg[j] * gi[j] * (C(1) - gi[j]);
+            for (int64_t j = 0; j < H; ++j) dg[H + j] = dc[j] * cp[j] * gf[j] * (C(1) - gf[j]);
+            for (int64_t j = 0; j < H; ++j) dg[2 * H + j] = dc[j] * gi[j] * (C(1) - gg[j] * gg[j]);
+            for (int64_t j = 0; j < H; ++j) dc[j] *= gf[j];
         } else {
-            const C *__restrict hr = a.hr + r * a.ldg;
+            const C *__restrict hrn = a.hr + r * a.ldg + 2 * H;
             const C *__restrict hp = a.h_prev + r * a.ld_h_prev;
+            const C *__restrict gr = g, *__restrict gz = g + H, *__restrict gn = g + 2 * H;
             C *__restrict dgr = a.dgr + r * a.ldg;
             C *__restrict dhp = a.dh_prev + r * a.ld_dh_prev;
-            for (int64_t j = 0; j < H; ++j) {
-                const C rr = g[j], z = g[H + j], n = g[2 * H + j];
-                const C dn = dh[j] * (C(1) - z) * (C(1) - n * n);
-                const C dr = dn * hr[2 * H + j] * rr * (C(1) - rr);
-                const C dz = dh[j] * (hp[j] - n) * z * (C(1) - z);
-                dg[j] = dr;
-                dg[H + j] = dz;
-                dg[2 * H + j] = dn;
-                dgr[j] = dr;
-                dgr[H + j] = dz;
-                dgr[2 * H + j] = dn * rr;
-                dhp[j] = dh[j] * z;
-            }
+            for (int64_t j = 0; j < H; ++j) dg[2 * H + j] = dh[j] * (C(1) - gz[j]) * (C(1) - gn[j] * gn[j]);
+            for (int64_t j = 0; j < H; ++j) dg[j] = dg[2 * H + j] * hrn[j] * gr[j] * (C(1) - gr[j]);
+            for (int64_t j = 0; j < H; ++j) dg[H + j] = dh[j] * (hp[j] - gn[j]) * gz[j] * (C(1) - gz[j]);
+            for (int64_t j = 0; j < 2 * H; ++j) dgr[j] = dg[j];
+            for (int64_t j = 0; j < H; ++j) dgr[2 * H + j] = dg[2 * H + j] * gr[j];
+            for (int64_t j = 0; j < H; ++j) dhp[j] = dh[j] * gz[j];
         }
     }
 }
