@@ -4,7 +4,9 @@
 # lists (ResNet-50 at mb1 and mb16, MobileNet v2 and VGG-16 at mb1, nhwc and
 # nchw, perf mode; ResNet-50 at mb16 also backward data and backward weights)
 # against oneDNN, printing the tables (also written as text, CSV and JSON into
-# the build directory), then the pooling, LRN and normalization lists.
+# the build directory), then the pooling, LRN and normalization lists and the
+# recurrent layers (tools/bench/lists/rnn_common.txt: LSTM, GRU and tanh RNN,
+# inference and training forward).
 #
 # Environment:
 #   BUILD_DIR            build directory (default build/bench-onednn)
@@ -92,5 +94,12 @@ run_list pool_mb16 "$lists/pool_resnet50_mobilenet_v2.txt" --pool --mb=16
 run_list lrn_mb16 "$lists/lrn_alexnet_googlenet.txt" --lrn --mb=16
 run_list lrn_bwd_mb16 "$lists/lrn_alexnet_googlenet.txt" --lrn --dir=bwd --mb=16
 run_list norm_mb16 "$lists/norm_resnet50_mobilenet_v2.txt"
+# Recurrent layers (issue 7): the forward pass of each cell, inference and
+# training (which also fills the reserve space / workspace of the backward pass).
+for cell in lstm gru rnn_tanh; do
+  for prop in inference training; do
+    run_list "rnn_${cell}_${prop}" "$lists/rnn_common.txt" --rnn --cell="$cell" --prop="$prop"
+  done
+done
 echo
-echo "results: $build/memory_bound.csv $build/memory_bound.json, $build/{conv,pool,lrn,norm}_*.{txt,csv,json}"
+echo "results: $build/memory_bound.csv $build/memory_bound.json, $build/{conv,pool,lrn,norm,rnn}_*.{txt,csv,json}"

@@ -1,5 +1,4 @@
-// The list of drivers: one line per op family. --bnorm and --rnn join
-// here as they are written.
+// The list of drivers: one line per op family.
 #include "core/driver.hpp"
 #include "drivers/binary.hpp"
 #include "drivers/bnorm.hpp"
@@ -8,6 +7,7 @@
 #include "drivers/lrn.hpp"
 #include "drivers/pool.hpp"
 #include "drivers/reduction.hpp"
+#include "drivers/rnn.hpp"
 #include "drivers/softmax.hpp"
 #include "drivers/transform.hpp"
 
@@ -26,6 +26,7 @@ const DriverInfo kDrivers[] = {
     {"lrn", kLrnUsage, make_lrn_driver},
     {"bnorm", kBnormUsage, make_bnorm_driver},
     {"lnorm", kLnormUsage, make_lnorm_driver},
+    {"rnn", kRnnUsage, make_rnn_driver},
 };
 
 }  // namespace

@@ -20,6 +20,7 @@ struct ConvProblem;
 struct PoolProblem;
 struct LrnProblem;
 struct NormBenchProblem;
+struct RnnProblem;
 
 namespace onednn {
 
@@ -49,6 +50,9 @@ std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in);
 std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in);
 // --bnorm and --lnorm: batch_normalization / layer_normalization, forward or backward.
 std::unique_ptr<Case> norm_case(const NormBenchProblem &p, const Inputs &in);
+// --rnn: lstm_forward (with a projection for dic < dhc), lbr_gru_forward
+// (cuDNN's GRU) or vanilla_rnn_forward, inference or training.
+std::unique_ptr<Case> rnn_case(const RnnProblem &p, const Inputs &in);
 
 }  // namespace onednn
 }  // namespace anydnn_bench

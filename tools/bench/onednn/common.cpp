@@ -36,6 +36,14 @@ dnnl::memory memory(const dnnl::memory::desc &d, const Buffer &b) {
     return dnnl::memory(d, engine(), const_cast<void *>(b.data()));
 }
 
+dnnl::memory reordered(dnnl::memory from, const dnnl::memory::desc &to) {
+    if (from.get_desc() == to) return from;
+    dnnl::memory m(to, engine());
+    dnnl::reorder(from, m).execute(stream(), from, m);
+    stream().wait();
+    return m;
+}
+
 std::string version() {
     const dnnl_version_t *v = dnnl_version();
     const char *runtime = v->cpu_runtime == DNNL_RUNTIME_OMP        ? "OpenMP"

@@ -26,6 +26,8 @@ dnnl::memory::data_type data_type(anydnnDataType_t dt);
 dnnl::memory::desc md(const Dims &dims, Tag tag, anydnnDataType_t dt);
 // A oneDNN memory object over a buffer of the tool (inputs are only read).
 dnnl::memory memory(const dnnl::memory::desc &d, const Buffer &b);
+// `from` in the layout `to`: itself, or a copy reordered now (not timed).
+dnnl::memory reordered(dnnl::memory from, const dnnl::memory::desc &to);
 
 // Calls make() (a primitive descriptor's constructor): a problem oneDNN
 // does not implement on this CPU becomes Unsupported with oneDNN's message.
@@ -51,6 +53,11 @@ public:
         outputs_[i].copy_from(initial);
     }
 
+    // Keeps a buffer that `args` binds but that is neither an input of the
+    // problem nor an output (e.g. weights in the user's layout, which oneDNN
+    // may read as they are) alive as long as the case.
+    void keep(Buffer b) { kept_.push_back(std::move(b)); }
+
     void run() override {
         prim_.execute(stream(), args_);
         stream().wait();
@@ -67,7 +74,7 @@ public:
 private:
     dnnl::primitive prim_;
     std::unordered_map<int, dnnl::memory> args_;
-    std::vector<Buffer> outputs_;
+    std::vector<Buffer> outputs_, kept_;
     std::vector<std::pair<size_t, const Buffer *>> initial_;
 };
 

@@ -50,15 +50,6 @@ dnnl::memory::desc any_md(const ConvProblem &p, Tensor t) {
     return dnnl::memory::desc(user_md(p, t).get_dims(), data_type(p.dt), tag::any);
 }
 
-// `from` in the layout `to`: itself, or a copy reordered now (not timed).
-dnnl::memory reordered(dnnl::memory from, const dnnl::memory::desc &to) {
-    if (from.get_desc() == to) return from;
-    dnnl::memory m(to, engine());
-    dnnl::reorder(from, m).execute(stream(), from, m);
-    stream().wait();
-    return m;
-}
-
 // The geometry in oneDNN's terms, common to every direction.
 struct Geometry {
     dims strides, dilates, pad_l, pad_r;

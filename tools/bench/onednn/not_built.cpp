@@ -21,5 +21,6 @@ std::unique_ptr<Case> conv_case(const ConvProblem &, const Inputs &, bool) { not
 std::unique_ptr<Case> pool_case(const PoolProblem &, const Inputs &) { not_built(); }
 std::unique_ptr<Case> lrn_case(const LrnProblem &, const Inputs &) { not_built(); }
 std::unique_ptr<Case> norm_case(const NormBenchProblem &, const Inputs &) { not_built(); }
+std::unique_ptr<Case> rnn_case(const RnnProblem &, const Inputs &) { not_built(); }
 
 }  // namespace anydnn_bench::onednn

@@ -208,5 +208,53 @@ TEST(BenchParser, Lrn) {
     EXPECT_REJECTED(std::vector<std::string>({"--lrn", "--alg=within", "mb2ic3ih5"}), "--alg");
 }
 
+// --rnn: benchdnn's descriptor (sizes defaulting to each other, a quoted
+// name), its reproducer, the work counted, and bad fields named.
+TEST(BenchParser, Rnn) {
+    Plan plan = parse({"--rnn", "l1t50mb1sic512slc512dhc512dic512n\"lstm512_t50_mb1\"", "--cell=gru",
+                       "--prop=training", "--direction=bidirect_concat", "l2t3mb1sic8", "--cell=lstm",
+                       "--prop=FWD_I", "--direction=left2right", "--mb=3", "l1_t2_sic4slc5dhc6"});
+    ASSERT_EQ(plan.problems.size(), 3u);
+    const Problem &lstm = *plan.problems[0].problem;
+    EXPECT_EQ(lstm.repro(), "--rnn --cell=lstm --prop=inference --direction=left2right --dt=f32 "
+                            "l1t50mb1sic512slc512dhc512dic512n\"lstm512_t50_mb1\"");
+    // 4 gates x (input 512x512 + recurrent 512x512) x 2 per vector, 50 steps.
+    EXPECT_DOUBLE_EQ(lstm.flops(), 4.0 * 2 * 512 * 512 * 2 * 50);
+    // Weights, biases (bW and bR), x, y, hx, hy, cx, cy.
+    EXPECT_DOUBLE_EQ(lstm.bytes(), 4.0 * (8 * 512 * 512 + 8 * 512 + 2 * 50 * 512 + 4 * 512));
+    // Layer 1 of a bidirectional GRU reads both directions' outputs.
+    const Problem &gru = *plan.problems[1].problem;
+    EXPECT_EQ(gru.repro(), "--rnn --cell=gru --prop=training --direction=bidirect_concat --dt=f32 "
+                           "l2t3mb1sic8slc8dhc8dic8");
+    // 2 FLOP x 3 steps x 2 directions x 3 gates x (layer 0's W and R, layer 1's).
+    EXPECT_DOUBLE_EQ(gru.flops(), 2.0 * 3 * 2 * 3 * ((8 * 8 + 8 * 8) + (8 * 16 + 8 * 8)));
+    // dic < dhc: the projection (dic x dhc) is a matrix too.
+    const Problem &proj = *plan.problems[2].problem;
+    EXPECT_EQ(proj.repro(), "--rnn --cell=lstm --prop=inference --direction=left2right --dt=f32 "
+                            "l1t2mb3sic4slc5dhc6dic4");
+    EXPECT_DOUBLE_EQ(proj.flops(), 2.0 * 2 * 3 * (4 * 6 * 5 + 4 * 6 * 4 + 4 * 6));
+    for (const auto &pp : plan.problems) {
+        const std::string repro = pp.problem->repro();
+        std::vector<std::string> again;
+        for (size_t b = 0, e; b < repro.size(); b = e + 1) {
+            e = repro.find(' ', b);
+            if (e == std::string::npos) e = repro.size();
+            again.push_back(repro.substr(b, e - b));
+        }
+        const Plan second = parse(again);
+        ASSERT_EQ(second.problems.size(), 1u) << repro;
+        EXPECT_EQ(second.problems[0].problem->repro(), repro);
+    }
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2xy3sic4"}), "unknown field 'xy'");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t_sic4"}), "'t' has no value");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2mb3"}), "no sic or dhc");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2sic4dic8"}), "sic 4 must equal dic 8");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "l1t2dhc4dic8"}), "dic 8 exceeds dhc 4");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "--cell=gru", "l1t2dhc8dic4"}), "--cell=lstm only");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "--cell=lstmp", "l1t2sic4"}), "--cell", "'lstmp'");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "--direction=sum", "l1t2sic4"}), "--direction", "'sum'");
+    EXPECT_REJECTED(std::vector<std::string>({"--rnn", "--prop=backward", "l1t2sic4"}), "--prop", "'backward'");
+}
+
 }  // namespace
 }  // namespace anydnn_bench
