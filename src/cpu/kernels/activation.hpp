@@ -4,7 +4,7 @@
 #include "cpu/activation.hpp"
 #include "cpu/kernels/util/act_math.hpp"
 #include "cpu/kernels/util/common.hpp"
-#include "cpu/kernels/util/streaming_store.hpp"
+#include "cpu/kernels/util/staging.hpp"
 #include "cpu/kernels/util/vmath.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -32,40 +32,6 @@ void forward_math(const C *x, C *y, int64_t n, C alpha, Params<C> p) {
 template <Act M, class C>
 void backward_math(const C *x, const C *y, const C *dy, C *dx, int64_t n, C alpha, Params<C> p) {
     for (int64_t i = 0; i < n; ++i) dx[i] = alpha * act_backward<M>(x[i], y[i], dy[i], p);
-}
-
-// Elements per staging chunk: the four buffers of a backward chunk, in
-// double, take 16 KiB.
-constexpr int64_t kStage = 512;
-
-// n elements of p (stride s) in the compute type: p itself when it already
-// is contiguous C, else a copy in buf.
-template <class C, class T>
-inline const C *staged_in(const T *p, int64_t s, int64_t n, C *buf) {
-    if constexpr (std::is_same_v<T, C>) {
-        if (s == 1) return p;
-    }
-    for (int64_t i = 0; i < n; ++i) buf[i] = load<C>(p + i * s);
-    return buf;
-}
-
-// Writes the n results r to p (stride s), blended with p's old contents
-// when beta != 0, or with streaming stores (contiguous p only).
-template <class T, class C>
-inline void staged_out(T *p, int64_t s, const C *r, int64_t n, C beta, bool blend, bool stream) {
-    if (stream) {
-        if constexpr (std::is_same_v<T, C>) {
-            stream_copy(p, r, n);
-        } else {
-            alignas(64) T t[kStage];
-            for (int64_t i = 0; i < n; ++i) store(t + i, r[i]);
-            stream_copy(p, t, n);
-        }
-    } else if (blend) {
-        for (int64_t i = 0; i < n; ++i) store(p + i * s, r[i] + beta * load<C>(p + i * s));
-    } else {
-        for (int64_t i = 0; i < n; ++i) store(p + i * s, r[i]);
-    }
 }
 
 template <class T, class C = compute_t<T>>

@@ -17,7 +17,17 @@
 // exponential twice. On tensors beyond the cache (streaming_store.hpp) a
 // contiguous row of up to kStreamingChunk elements is staged in L1 instead
 // and streamed to y, so y is written once and never read.
+//
+// Compile time: the passes' math (the vectorized vexp/vlog bodies) is
+// compiled once per compute type, on contiguous buffers of it, and kept out
+// of line; the drivers around it depend on the storage type only, take the
+// algorithm, the layout and beta at run time, and stage 16-bit types,
+// strided rows and blending through L1 buffers (util/staging.hpp). Compiled
+// into every algorithm x storage type x (unit, strided, columns) x blend x
+// store case, the same math made this the slowest unit of the build
+// (285 s of compile time for AVX-512).
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/staging.hpp"
 #include "cpu/kernels/util/streaming_store.hpp"
 #include "cpu/kernels/util/vmath.hpp"
 #include "cpu/softmax.hpp"
@@ -85,130 +95,289 @@ inline C lanes_fold_max(const C *acc) {
     return m;
 }
 
+// ---- The math, once per compute type ------------------------------------
+//
+// Rows: n contiguous elements, reduced in kLanes partial results that the
+// caller carries from run to run (copied to a local array, so that they stay
+// in registers). Columns: n steps (strides sx, sy) of nb <= kColumns
+// contiguous softmaxes, one partial result per softmax.
+
+template <class C>
+[[gnu::noinline]] void row_max(C *acc, const C *x, int64_t n) {
+    C a[kLanes];
+    for (int j = 0; j < kLanes; ++j) a[j] = acc[j];
+    lanes_max(a, n, [&](int64_t i) { return x[i]; });
+    for (int j = 0; j < kLanes; ++j) acc[j] = a[j];
+}
+
+// acc += e^(x - m); the terms go to e too unless it is null.
+template <class C>
+[[gnu::noinline]] void row_sum_exp(C *acc, const C *x, int64_t n, C m, C *e) {
+    C a[kLanes];
+    for (int j = 0; j < kLanes; ++j) a[j] = acc[j];
+    if (e) {
+        lanes_add(a, n, [&](int64_t i) {
+            const C v = vexp(x[i] - m);
+            e[i] = v;
+            return v;
+        });
+    } else {
+        lanes_add(a, n, [&](int64_t i) { return vexp(x[i] - m); });
+    }
+    for (int j = 0; j < kLanes; ++j) acc[j] = a[j];
+}
+
+template <class C>
+[[gnu::noinline]] void row_exp_scale(const C *x, C *y, int64_t n, C m, C scale) {
+    for (int64_t i = 0; i < n; ++i) y[i] = vexp(x[i] - m) * scale;
+}
+
+// e may be y (the terms stored by row_sum_exp, scaled in place).
+template <class C>
+[[gnu::noinline]] void row_scale(const C *e, C *y, int64_t n, C scale) {
+    for (int64_t i = 0; i < n; ++i) y[i] = e[i] * scale;
+}
+
+template <class C>
+[[gnu::noinline]] void row_log(const C *x, C *y, int64_t n, C m, C log_sum, C alpha) {
+    for (int64_t i = 0; i < n; ++i) y[i] = alpha * ((x[i] - m) - log_sum);
+}
+
+// acc += dy, or dy y with y.
+template <class C>
+[[gnu::noinline]] void row_dot(C *acc, const C *dy, const C *y, int64_t n) {
+    C a[kLanes];
+    for (int j = 0; j < kLanes; ++j) a[j] = acc[j];
+    if (y) lanes_add(a, n, [&](int64_t i) { return dy[i] * y[i]; });
+    else lanes_add(a, n, [&](int64_t i) { return dy[i]; });
+    for (int j = 0; j < kLanes; ++j) acc[j] = a[j];
+}
+
+// dx = alpha * y (dy - d), or for LOG alpha * (dy - e^y d).
+template <class C>
+[[gnu::noinline]] void row_backward(const C *dy, const C *y, C *dx, int64_t n, C d, C alpha, bool log) {
+    if (log)
+        for (int64_t i = 0; i < n; ++i) dx[i] = alpha * (dy[i] - vexp(y[i]) * d);
+    else
+        for (int64_t i = 0; i < n; ++i) dx[i] = alpha * (y[i] * (dy[i] - d));
+}
+
+template <class C>
+[[gnu::noinline]] void col_max(C *__restrict m, const C *x, int64_t sx, int64_t n, int64_t nb) {
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t l = 0; l < nb; ++l) {
+            const C v = x[i * sx + l];
+            m[l] = v > m[l] ? v : m[l];
+        }
+}
+
+// s += e^(x - m); the terms go to e (stride se) too unless it is null.
+template <class C>
+[[gnu::noinline]] void col_sum_exp(C *__restrict s, const C *__restrict m, const C *x, int64_t sx, C *e, int64_t se,
+                                   int64_t n, int64_t nb) {
+    if (e) {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) {
+                const C v = vexp(x[i * sx + l] - m[l]);
+                e[i * se + l] = v;
+                s[l] += v;
+            }
+    } else {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) s[l] += vexp(x[i * sx + l] - m[l]);
+    }
+}
+
+// The sums become the scales alpha / sum, or for LOG their logarithms.
+template <class C>
+[[gnu::noinline]] void col_finish(C *s, int64_t nb, C alpha, bool log) {
+    for (int64_t l = 0; l < nb; ++l) s[l] = log ? vlog(s[l]) : alpha / s[l];
+}
+
+// y = e^(x - m) s, e s with stored terms (stored: x is y), or for LOG
+// alpha ((x - m) - s).
+template <class C>
+[[gnu::noinline]] void col_out(const C *__restrict m, const C *__restrict s, const C *x, int64_t sx, C *y, int64_t sy,
+                               int64_t n, int64_t nb, C alpha, Alg alg, bool stored) {
+    if (alg == Alg::log) {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) y[i * sy + l] = alpha * ((x[i * sx + l] - m[l]) - s[l]);
+    } else if (stored) {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) y[i * sy + l] = x[i * sx + l] * s[l];
+    } else {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) y[i * sy + l] = vexp(x[i * sx + l] - m[l]) * s[l];
+    }
+}
+
+// d += dy, or dy y with y.
+template <class C>
+[[gnu::noinline]] void col_dot(C *__restrict d, const C *dy, int64_t sdy, const C *y, int64_t sy, int64_t n,
+                               int64_t nb) {
+    if (y) {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) d[l] += dy[i * sdy + l] * y[i * sy + l];
+    } else {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) d[l] += dy[i * sdy + l];
+    }
+}
+
+template <class C>
+[[gnu::noinline]] void col_backward(const C *__restrict d, const C *dy, int64_t sdy, const C *y, int64_t sy, C *dx,
+                                    int64_t sdx, int64_t n, int64_t nb, C alpha, bool log) {
+    if (log) {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l)
+                dx[i * sdx + l] = alpha * (dy[i * sdy + l] - vexp(y[i * sy + l]) * d[l]);
+    } else {
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t l = 0; l < nb; ++l) dx[i * sdx + l] = alpha * (y[i * sy + l] * (dy[i * sdy + l] - d[l]));
+    }
+}
+
+// ---- Staging ---------------------------------------------------------------
+
+// Runs math(in, c) over the n elements of p (stride s) in the compute type:
+// on p itself in one call when it is contiguous C, else chunk by chunk.
+template <class C, class T, class M>
+inline void staged_each(const T *p, int64_t s, int64_t n, M &&math) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (s == 1) return math(p, n);
+    }
+    alignas(64) C buf[kStage];
+    for (int64_t i = 0; i < n; i += kStage) {
+        const int64_t c = imin_(kStage, n - i);
+        math(staged_in(p + i * s, s, c, buf), c);
+    }
+}
+
+// Runs math(in, out, c) from the n elements of in (stride si) to those of out
+// (stride so): on the operands in one call when both are contiguous C and
+// nothing is blended, else through L1 buffers.
+template <class C, class T, class M>
+inline void staged_map(const T *in, int64_t si, T *out, int64_t so, int64_t n, C beta, bool blend, M &&math) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (si == 1 && so == 1 && !blend) return math(in, out, n);
+    }
+    alignas(64) C bi[kStage], bo[kStage];
+    for (int64_t i = 0; i < n; i += kStage) {
+        const int64_t c = imin_(kStage, n - i);
+        math(staged_in(in + i * si, si, c, bi), bo, c);
+        staged_out(out + i * so, so, bo, c, beta, blend, false);
+    }
+}
+
 // ---- Forward ---------------------------------------------------------------
 
+// store: e^(x - max) goes to y in the sum pass (y holds the compute type,
+// beta is 0, not LOG).
+struct ForwardCase {
+    Alg alg;
+    bool store, blend;
+};
+
 // One softmax whose elements are the row at offsets base (0 = y, 1 = x).
-// Store: e^(x - max) goes to y in the sum pass (beta is 0).
-template <Alg A, bool Unit, bool Blend, bool Store, class T, class C>
-void forward_row(const StridedLoop &row, const int64_t *base, const T *x, T *y, C alpha, C beta) {
-    const int64_t sy = Unit ? 1 : row.inner_stride(0), sx = Unit ? 1 : row.inner_stride(1);
+template <class T, class C>
+void forward_row(const StridedLoop &row, const int64_t *base, const T *x, T *y, ForwardCase fc, C alpha, C beta) {
+    const int64_t sy = row.inner_stride(0), sx = row.inner_stride(1);
     C m = 0;  // FAST does not subtract the max
-    if constexpr (A != Alg::fast) {
+    if (fc.alg != Alg::fast) {
         C acc[kLanes];
         for (int j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<C>::infinity();
         row_runs(row, base, [&](const int64_t *off, int64_t n) {
-            const T *xp = x + off[1];
-            lanes_max(acc, n, [&](int64_t i) { return load<C>(xp + i * sx); });
+            staged_each<C>(x + off[1], sx, n, [&](const C *in, int64_t c) { row_max(acc, in, c); });
         });
         m = lanes_fold_max(acc);
     }
     C acc[kLanes] = {};
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
-        const T *xp = x + off[1];
-        T *yp = y + off[0];
-        lanes_add(acc, n, [&](int64_t i) {
-            const C e = vexp(load<C>(xp + i * sx) - m);
-            if constexpr (Store) store(yp + i * sy, e);
-            return e;
-        });
+        if (fc.store)
+            staged_map<C>(x + off[1], sx, y + off[0], sy, n, C(0), false,
+                          [&](const C *in, C *out, int64_t c) { row_sum_exp(acc, in, c, m, out); });
+        else
+            staged_each<C>(x + off[1], sx, n,
+                           [&](const C *in, int64_t c) { row_sum_exp<C>(acc, in, c, m, nullptr); });
     });
     const C sum = lanes_sum(acc);
-    if constexpr (A == Alg::log) {
-        const C log_sum = vlog(sum);
-        row_runs(row, base, [&](const int64_t *off, int64_t n) {
-            const T *xp = x + off[1];
-            T *yp = y + off[0];
-            for (int64_t i = 0; i < n; ++i) {
-                const C v = alpha * ((load<C>(xp + i * sx) - m) - log_sum);
-                store(yp + i * sy, Blend ? v + beta * load<C>(yp + i * sy) : v);
-            }
-        });
-    } else {
-        const C scale = alpha / sum;
-        row_runs(row, base, [&](const int64_t *off, int64_t n) {
-            const T *xp = x + off[1];
-            T *yp = y + off[0];
-            for (int64_t i = 0; i < n; ++i) {
-                const C e = Store ? load<C>(yp + i * sy) : vexp(load<C>(xp + i * sx) - m);
-                store(yp + i * sy, Blend ? e * scale + beta * load<C>(yp + i * sy) : e * scale);
-            }
-        });
-    }
+    const C log_sum = fc.alg == Alg::log ? vlog(sum) : C(0), scale = alpha / sum;
+    row_runs(row, base, [&](const int64_t *off, int64_t n) {
+        T *yp = y + off[0];
+        if (fc.alg == Alg::log)
+            staged_map<C>(x + off[1], sx, yp, sy, n, beta, fc.blend,
+                          [&](const C *in, C *out, int64_t c) { row_log(in, out, c, m, log_sum, alpha); });
+        else if (fc.store)
+            staged_map<C>(yp, sy, yp, sy, n, beta, false,
+                          [&](const C *in, C *out, int64_t c) { row_scale(in, out, c, scale); });
+        else
+            staged_map<C>(x + off[1], sx, yp, sy, n, beta, fc.blend,
+                          [&](const C *in, C *out, int64_t c) { row_exp_scale(in, out, c, m, scale); });
+    });
 }
 
 // One contiguous row of n <= kStreamingChunk elements at x and y, beta 0:
 // the e^(x - max) (or, for LOG, the results) are staged in L1 and stream to y.
-template <Alg A, class C>
-void forward_row_streamed(const C *x, C *y, int64_t n, C alpha) {
+template <class C>
+void forward_row_streamed(const C *x, C *y, int64_t n, Alg alg, C alpha) {
     alignas(64) C buf[kStreamingChunk];
     C m = 0;
-    if constexpr (A != Alg::fast) {
+    if (alg != Alg::fast) {
         C acc[kLanes];
         for (int j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<C>::infinity();
-        lanes_max(acc, n, [&](int64_t i) { return x[i]; });
+        row_max(acc, x, n);
         m = lanes_fold_max(acc);
     }
     C acc[kLanes] = {};
-    lanes_add(acc, n, [&](int64_t i) {
-        const C e = vexp(x[i] - m);
-        if constexpr (A != Alg::log) buf[i] = e;
-        return e;
-    });
+    row_sum_exp(acc, x, n, m, alg == Alg::log ? nullptr : buf);
     const C sum = lanes_sum(acc);
-    if constexpr (A == Alg::log) {
-        const C log_sum = vlog(sum);
-        for (int64_t i = 0; i < n; ++i) buf[i] = alpha * ((x[i] - m) - log_sum);
-    } else {
-        const C scale = alpha / sum;
-        for (int64_t i = 0; i < n; ++i) buf[i] *= scale;
-    }
+    if (alg == Alg::log) row_log(x, buf, n, m, vlog(sum), alpha);
+    else row_scale(buf, buf, n, alpha / sum);
     stream_copy(y, buf, n);
     streaming_fence();
 }
 
 // nb <= kColumns neighbouring softmaxes, contiguous in every operand from
-// offsets base; row steps through their elements.
-template <Alg A, bool Blend, bool Store, class T, class C>
-void forward_columns(const StridedLoop &row, const int64_t *base, int64_t nb, const T *x, T *y, C alpha, C beta) {
+// offsets base; row steps through their elements. With the compute type and
+// no blending the math runs on the operands a run at a time; otherwise one
+// step (nb elements) at a time through L1.
+template <class T, class C>
+void forward_columns(const StridedLoop &row, const int64_t *base, int64_t nb, const T *x, T *y, ForwardCase fc,
+                     C alpha, C beta) {
     const int64_t sy = row.inner_stride(0), sx = row.inner_stride(1);
     C m[kColumns], s[kColumns];
     for (int64_t l = 0; l < nb; ++l) {
-        m[l] = A == Alg::fast ? C(0) : -std::numeric_limits<C>::infinity();
+        m[l] = fc.alg == Alg::fast ? C(0) : -std::numeric_limits<C>::infinity();
         s[l] = 0;
     }
-    if constexpr (A != Alg::fast) {
+    alignas(64) C bx[kColumns], by[kColumns];
+    if (fc.alg != Alg::fast) {
         row_runs(row, base, [&](const int64_t *off, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) {
-                const T *xp = x + off[1] + i * sx;
-                for (int64_t l = 0; l < nb; ++l) {
-                    const C v = load<C>(xp + l);
-                    m[l] = v > m[l] ? v : m[l];
-                }
+            const T *xp = x + off[1];
+            if constexpr (std::is_same_v<T, C>) {
+                if (!fc.blend) return col_max(m, xp, sx, n, nb);
             }
+            for (int64_t i = 0; i < n; ++i) col_max(m, staged_in(xp + i * sx, 1, nb, bx), 0, 1, nb);
         });
     }
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-            const T *xp = x + off[1] + i * sx;
-            T *yp = y + off[0] + i * sy;
-            for (int64_t l = 0; l < nb; ++l) {
-                const C e = vexp(load<C>(xp + l) - m[l]);
-                if constexpr (Store) store(yp + l, e);
-                s[l] += e;
-            }
+        const T *xp = x + off[1];
+        if constexpr (std::is_same_v<T, C>) {
+            if (!fc.blend) return col_sum_exp(s, m, xp, sx, fc.store ? y + off[0] : nullptr, sy, n, nb);
         }
+        for (int64_t i = 0; i < n; ++i)
+            col_sum_exp<C>(s, m, staged_in(xp + i * sx, 1, nb, bx), 0, nullptr, 0, 1, nb);
     });
-    for (int64_t l = 0; l < nb; ++l) s[l] = A == Alg::log ? vlog(s[l]) : alpha / s[l];
+    col_finish(s, nb, alpha, fc.alg == Alg::log);
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
+        T *yp = y + off[0];
+        if constexpr (std::is_same_v<T, C>) {
+            if (!fc.blend) return col_out(m, s, fc.store ? yp : x + off[1], fc.store ? sy : sx, yp, sy, n, nb, alpha,
+                                       fc.alg, fc.store);
+        }
         for (int64_t i = 0; i < n; ++i) {
-            const T *xp = x + off[1] + i * sx;
-            T *yp = y + off[0] + i * sy;
-            for (int64_t l = 0; l < nb; ++l) {
-                C v;
-                if constexpr (A == Alg::log) v = alpha * ((load<C>(xp + l) - m[l]) - s[l]);
-                else v = (Store ? load<C>(yp + l) : vexp(load<C>(xp + l) - m[l])) * s[l];
-                store(yp + l, Blend ? v + beta * load<C>(yp + l) : v);
-            }
+            col_out(m, s, staged_in(x + off[1] + i * sx, 1, nb, bx), 0, by, 0, 1, nb, alpha, fc.alg, false);
+            staged_out(yp + i * sy, 1, by, nb, beta, fc.blend, false);
         }
     });
 }
@@ -217,49 +386,64 @@ void forward_columns(const StridedLoop &row, const int64_t *base, int64_t nb, co
 
 // dx = alpha * y (dy - sum(dy y)), or for LOG alpha * (dy - e^y sum(dy)).
 // Offsets: 0 = dx, 1 = dy, 2 = y.
-template <bool Log, bool Unit, bool Blend, class T, class C>
-void backward_row(const StridedLoop &row, const int64_t *base, const T *y, const T *dy, T *dx, C alpha, C beta) {
-    const int64_t sdx = Unit ? 1 : row.inner_stride(0), sdy = Unit ? 1 : row.inner_stride(1),
-                  sy = Unit ? 1 : row.inner_stride(2);
+template <class T, class C>
+void backward_row(const StridedLoop &row, const int64_t *base, const T *y, const T *dy, T *dx, bool log, bool blend,
+                  C alpha, C beta) {
+    const int64_t sdx = row.inner_stride(0), sdy = row.inner_stride(1), sy = row.inner_stride(2);
+    alignas(64) C bdy[kStage], by[kStage], out[kStage];
     C acc[kLanes] = {};
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
         const T *dyp = dy + off[1], *yp = y + off[2];
-        if constexpr (Log) lanes_add(acc, n, [&](int64_t i) { return load<C>(dyp + i * sdy); });
-        else lanes_add(acc, n, [&](int64_t i) { return load<C>(dyp + i * sdy) * load<C>(yp + i * sy); });
+        if constexpr (std::is_same_v<T, C>) {
+            if (sdy == 1 && sy == 1) return row_dot(acc, dyp, log ? nullptr : yp, n);
+        }
+        for (int64_t i = 0; i < n; i += kStage) {
+            const int64_t c = imin_(kStage, n - i);
+            row_dot(acc, staged_in(dyp + i * sdy, sdy, c, bdy), log ? nullptr : staged_in(yp + i * sy, sy, c, by), c);
+        }
     });
     const C d = lanes_sum(acc);
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
         const T *dyp = dy + off[1], *yp = y + off[2];
         T *dxp = dx + off[0];
-        for (int64_t i = 0; i < n; ++i) {
-            const C g = load<C>(dyp + i * sdy), v = load<C>(yp + i * sy);
-            const C r = alpha * (Log ? g - vexp(v) * d : v * (g - d));
-            store(dxp + i * sdx, Blend ? r + beta * load<C>(dxp + i * sdx) : r);
+        if constexpr (std::is_same_v<T, C>) {
+            if (sdx == 1 && sdy == 1 && sy == 1 && !blend) return row_backward(dyp, yp, dxp, n, d, alpha, log);
+        }
+        for (int64_t i = 0; i < n; i += kStage) {
+            const int64_t c = imin_(kStage, n - i);
+            row_backward(staged_in(dyp + i * sdy, sdy, c, bdy), staged_in(yp + i * sy, sy, c, by), out, c, d, alpha, log);
+            staged_out(dxp + i * sdx, sdx, out, c, beta, blend, false);
         }
     });
 }
 
-template <bool Log, bool Blend, class T, class C>
+template <class T, class C>
 void backward_columns(const StridedLoop &row, const int64_t *base, int64_t nb, const T *y, const T *dy, T *dx,
-                      C alpha, C beta) {
+                      bool log, bool blend, C alpha, C beta) {
     const int64_t sdx = row.inner_stride(0), sdy = row.inner_stride(1), sy = row.inner_stride(2);
     C d[kColumns];
     for (int64_t l = 0; l < nb; ++l) d[l] = 0;
+    alignas(64) C bdy[kColumns], by[kColumns], out[kColumns];
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-            const T *dyp = dy + off[1] + i * sdy, *yp = y + off[2] + i * sy;
-            for (int64_t l = 0; l < nb; ++l) d[l] += Log ? load<C>(dyp + l) : load<C>(dyp + l) * load<C>(yp + l);
+        const T *dyp = dy + off[1], *yp = y + off[2];
+        if constexpr (std::is_same_v<T, C>) {
+            col_dot(d, dyp, sdy, log ? nullptr : yp, sy, n, nb);
+        } else {
+            for (int64_t i = 0; i < n; ++i)
+                col_dot(d, staged_in(dyp + i * sdy, 1, nb, bdy), 0, log ? nullptr : staged_in(yp + i * sy, 1, nb, by),
+                        0, 1, nb);
         }
     });
     row_runs(row, base, [&](const int64_t *off, int64_t n) {
+        const T *dyp = dy + off[1], *yp = y + off[2];
+        T *dxp = dx + off[0];
+        if constexpr (std::is_same_v<T, C>) {
+            if (!blend) return col_backward(d, dyp, sdy, yp, sy, dxp, sdx, n, nb, alpha, log);
+        }
         for (int64_t i = 0; i < n; ++i) {
-            const T *dyp = dy + off[1] + i * sdy, *yp = y + off[2] + i * sy;
-            T *dxp = dx + off[0] + i * sdx;
-            for (int64_t l = 0; l < nb; ++l) {
-                const C g = load<C>(dyp + l), v = load<C>(yp + l);
-                const C r = alpha * (Log ? g - vexp(v) * d[l] : v * (g - d[l]));
-                store(dxp + l, Blend ? r + beta * load<C>(dxp + l) : r);
-            }
+            col_backward(d, staged_in(dyp + i * sdy, 1, nb, bdy), 0, staged_in(yp + i * sy, 1, nb, by), 0, out, 0, 1,
+                         nb, alpha, log);
+            staged_out(dxp + i * sdx, 1, out, nb, beta, blend, false);
         }
     });
 }
@@ -309,71 +493,51 @@ bool use_columns(const SoftmaxLoops &loops) {
     return !unit_inner(loops.row) && unit_inner(loops.outer) && loops.outer.inner() >= 8;
 }
 
-template <class T, Alg A>
-void forward_typed(const ExecContext &ctx, const SoftmaxForwardArgs &a) {
+template <class T>
+void forward_typed(const ExecContext &ctx, const SoftmaxForwardArgs &a, Alg alg) {
     using C = compute_t<T>;
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
     const StridedLoop &row = a.loops.row;
-    const bool columns = use_columns(a.loops), unit = unit_inner(row), blend = beta != C(0);
+    const bool columns = use_columns(a.loops), blend = beta != C(0);
     if constexpr (std::is_same_v<T, C>) {
-        if (!blend && !columns && unit && row.nd == 1 && row.total() <= kStreamingChunk &&
+        if (!blend && !columns && unit_inner(row) && row.nd == 1 && row.total() <= kStreamingChunk &&
             use_streaming_stores(a.loops.outer.total() * row.total() * int64_t(sizeof(T)), y, x)) {
             for_each_softmax(
                 ctx, a.loops, false,
-                [&](const int64_t *base) { forward_row_streamed<A>(x + base[1], y + base[0], row.total(), alpha); },
+                [&](const int64_t *base) { forward_row_streamed(x + base[1], y + base[0], row.total(), alg, alpha); },
                 [](const int64_t *, int64_t) {});
             return;
         }
     }
-    auto run = [&](auto blend_c, auto store_c) {
-        constexpr bool B = decltype(blend_c)::value, S = decltype(store_c)::value;
-        for_each_softmax(
-            ctx, a.loops, columns,
-            [&](const int64_t *base) {
-                if (unit) forward_row<A, true, B, S>(row, base, x, y, alpha, beta);
-                else forward_row<A, false, B, S>(row, base, x, y, alpha, beta);
-            },
-            [&](const int64_t *base, int64_t nb) { forward_columns<A, B, S>(row, base, nb, x, y, alpha, beta); });
-    };
-    using T1 = std::true_type;
-    using F0 = std::false_type;
     // Storing e^(x - max) in y needs y to hold it exactly and nothing in y to keep.
-    constexpr bool can_store = A != Alg::log && std::is_same_v<T, C>;
-    if (blend) run(T1{}, F0{});
-    else run(F0{}, std::bool_constant<can_store>{});
+    const ForwardCase fc{alg, std::is_same_v<T, C> && alg != Alg::log && !blend, blend};
+    for_each_softmax(
+        ctx, a.loops, columns, [&](const int64_t *base) { forward_row(row, base, x, y, fc, alpha, beta); },
+        [&](const int64_t *base, int64_t nb) { forward_columns(row, base, nb, x, y, fc, alpha, beta); });
 }
 
-template <class T, bool Log>
-void backward_typed(const ExecContext &ctx, const SoftmaxBackwardArgs &a) {
+template <class T>
+void backward_typed(const ExecContext &ctx, const SoftmaxBackwardArgs &a, bool log) {
     using C = compute_t<T>;
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const T *y = static_cast<const T *>(a.y), *dy = static_cast<const T *>(a.dy);
     T *dx = static_cast<T *>(a.dx);
     const StridedLoop &row = a.loops.row;
-    const bool columns = use_columns(a.loops), unit = unit_inner(row), blend = beta != C(0);
-    auto run = [&](auto blend_c) {
-        constexpr bool B = decltype(blend_c)::value;
-        for_each_softmax(
-            ctx, a.loops, columns,
-            [&](const int64_t *base) {
-                if (unit) backward_row<Log, true, B>(row, base, y, dy, dx, alpha, beta);
-                else backward_row<Log, false, B>(row, base, y, dy, dx, alpha, beta);
-            },
-            [&](const int64_t *base, int64_t nb) { backward_columns<Log, B>(row, base, nb, y, dy, dx, alpha, beta); });
-    };
-    if (blend) run(std::true_type{});
-    else run(std::false_type{});
+    const bool columns = use_columns(a.loops), blend = beta != C(0);
+    for_each_softmax(
+        ctx, a.loops, columns, [&](const int64_t *base) { backward_row(row, base, y, dy, dx, log, blend, alpha, beta); },
+        [&](const int64_t *base, int64_t nb) { backward_columns(row, base, nb, y, dy, dx, log, blend, alpha, beta); });
 }
 
 void forward(const ExecContext &ctx, const SoftmaxForwardArgs &a) {
     visit_float_dtype(a.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
         switch (a.algo) {
-        case ANYDNN_SOFTMAX_FAST: forward_typed<T, Alg::fast>(ctx, a); break;
-        case ANYDNN_SOFTMAX_ACCURATE: forward_typed<T, Alg::accurate>(ctx, a); break;
-        case ANYDNN_SOFTMAX_LOG: forward_typed<T, Alg::log>(ctx, a); break;
+        case ANYDNN_SOFTMAX_FAST: forward_typed<T>(ctx, a, Alg::fast); break;
+        case ANYDNN_SOFTMAX_ACCURATE: forward_typed<T>(ctx, a, Alg::accurate); break;
+        case ANYDNN_SOFTMAX_LOG: forward_typed<T>(ctx, a, Alg::log); break;
         }
     });
 }
@@ -381,8 +545,7 @@ void forward(const ExecContext &ctx, const SoftmaxForwardArgs &a) {
 void backward(const ExecContext &ctx, const SoftmaxBackwardArgs &a) {
     visit_float_dtype(a.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (a.algo == ANYDNN_SOFTMAX_LOG) backward_typed<T, true>(ctx, a);
-        else backward_typed<T, false>(ctx, a);
+        backward_typed<T>(ctx, a, a.algo == ANYDNN_SOFTMAX_LOG);
     });
 }
 
