@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/test_util.hpp"
+#include "core/isa.hpp"
 
 using namespace anydnn_test;
 
@@ -132,6 +133,21 @@ TEST(BuildInfo, NamesVersionBackendsAndIsa) {
     EXPECT_NE(info.find("backends: cpu"), std::string::npos) << info;
     EXPECT_NE(info.find("cpu isa compiled: generic"), std::string::npos) << info;
     EXPECT_NE(info.find("cpu isa detected:"), std::string::npos) << info;
+    EXPECT_NE(info.find("cpu isa supported:"), std::string::npos) << info;
+}
+
+// The level handles use is one this build compiled in (ANYDNN_CPU_ISA may
+// have left out levels the CPU runs) and one the CPU runs.
+TEST(BuildInfo, DetectedIsaIsCompiledAndRunnable) {
+    const std::string info = anydnnGetBuildInfo();
+    const std::string detected = anydnn::isa_name(anydnn::detected_isa());
+    EXPECT_NE(info.find("cpu isa detected: " + detected + "\n"), std::string::npos) << info;
+    const size_t compiled = info.find("cpu isa compiled:");
+    ASSERT_NE(compiled, std::string::npos) << info;
+    const std::string levels = info.substr(compiled, info.find('\n', compiled) - compiled) + " ";
+    EXPECT_NE(levels.find(" " + detected + " "), std::string::npos) << info;
+    EXPECT_LE(anydnn::detected_isa(), anydnn::cpu_isa());
+    EXPECT_LE(static_cast<int>(anydnn::detected_isa()), ANYDNN_MAX_COMPILED_ISA);
 }
 
 TEST(Memory, MallocMemcpyFree) {

@@ -55,6 +55,7 @@ const char *anydnnGetBuildInfo(void) {
         s += "backends: cpu\n";
         s += "cpu isa compiled: " ANYDNN_ISA_LEVELS_STR "\n";
         s += std::string("cpu isa detected: ") + isa_name(detected_isa()) + "\n";
+        s += std::string("cpu isa supported: ") + isa_name(cpu_isa()) + "\n";
         s += std::string("cpu features: ") + cpu_features() + "\n";
 #if defined(__clang__)
         s += "compiler: clang " __clang_version__ "\n";

@@ -89,7 +89,7 @@ const CpuInfo &cpu() {
 
 }  // namespace
 
-Isa detected_isa() {
+Isa cpu_isa() {
     const CpuInfo &c = cpu();
 #if ANYDNN_X86_64
     const bool has_avx2 = c.os_avx && c.avx && c.avx2 && c.fma && c.f16c;
@@ -98,6 +98,12 @@ Isa detected_isa() {
 #endif
     (void)c;
     return Isa::generic;
+}
+
+Isa detected_isa() {
+    const Isa isa = cpu_isa();
+    const Isa compiled = static_cast<Isa>(ANYDNN_MAX_COMPILED_ISA);
+    return isa < compiled ? isa : compiled;
 }
 
 Isa selected_isa() {

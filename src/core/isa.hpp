@@ -6,8 +6,11 @@ namespace anydnn {
 // Ordered: a level implies every level below it.
 enum class Isa { generic = 0, avx2 = 1, avx512 = 2 };
 
-// The best level this CPU and OS support (cpuid + XCR0), and not above what
-// this build compiled in. Computed once.
+// The best level this CPU and OS support (cpuid + XCR0), whatever this build
+// compiled in. Computed once.
+Isa cpu_isa();
+// cpu_isa(), not above the highest level this build compiled in (its
+// ANYDNN_CPU_ISA).
 Isa detected_isa();
 // The level a new handle uses: detected_isa() capped by ANYDNN_MAX_ISA
 // (generic|avx2|avx512; read at each call, so a test may change it).

@@ -60,7 +60,11 @@ void check_cpu(const Api *api, Report &report) {
     const std::string detected = build_info_line(info, "cpu isa detected");
     report.info(section, "extensions", build_info_line(info, "cpu features"));
     report.info(section, "ISA levels compiled in", build_info_line(info, "cpu isa compiled"));
-    report.info(section, "best ISA level on this CPU", detected);
+    // "cpu isa detected" is capped by the levels compiled in; libraries
+    // older than the ANYDNN_CPU_ISA option name no "cpu isa supported".
+    std::string supported = build_info_line(info, "cpu isa supported");
+    if (supported.empty()) supported = detected;
+    report.info(section, "best ISA level on this CPU", supported);
     const std::string cap = env_or("ANYDNN_MAX_ISA", "");
     if (!cap.empty() && cap != "generic" && cap != "avx2" && cap != "avx512")
         report.warning(section, "ANYDNN_MAX_ISA", "is \"" + cap + "\", which anydnn ignores",
@@ -71,6 +75,11 @@ void check_cpu(const Api *api, Report &report) {
             if (level == order[i]) return i;
         return 3;
     };
+    if (rank(supported) > rank(detected))
+        report.warning(section, "ISA levels compiled in",
+                       "this CPU runs " + supported + " kernels, but this library was built with kernels up to " +
+                           detected + " only (ANYDNN_CPU_ISA)",
+                       "rebuild anydnn with -DANYDNN_CPU_ISA=ALL (the default) or NATIVE on this machine");
     const std::string used = rank(cap) < rank(detected) ? cap : detected;
     report.info(section, "kernels anydnn uses", used + (rank(cap) < rank(detected) ? " (capped by ANYDNN_MAX_ISA)" : ""));
 
