@@ -13,7 +13,16 @@
 // Divisive normalization: a work item is one (n, c) plane; the window sums
 // are separable box sums (along w, then h, then d) of u^2 in a scratch of
 // three planes, each output the sum of its window in ascending order.
+//
+// Compile time: the math (window sums, the power, the passes' arithmetic) is
+// compiled once per compute type, on contiguous rows of it, and kept out of
+// line; the drivers around it depend on the storage type only, take strides,
+// beta == 0.75 and blending at run time, and stage 16-bit types, strided
+// lanes and blending through L1 buffers (util/staging.hpp). Compiled into
+// every storage type x (unit, strided) x beta case, the same math cost 28 s
+// of compile time for AVX-512.
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/staging.hpp"
 #include "cpu/kernels/util/vmath.hpp"
 #include "cpu/lrn.hpp"
 
@@ -85,23 +94,6 @@ inline int64_t item_offsets(const ops::LrnGrid &g, const LrnItems &it, int64_t i
     return imin_(kLanes, g.dims[last] - b * kLanes);
 }
 
-// The square of channel ch of the item (0 outside [0, C)) into slot.
-template <bool Unit, class T, class C>
-inline void enter_square(const T *x, int64_t sxc, int64_t sxl, int64_t channels, int64_t ch, int64_t nb,
-                         C *__restrict slot) {
-    if (ch < 0 || ch >= channels) {
-        for (int64_t l = 0; l < kLanes; ++l) slot[l] = 0;
-        return;
-    }
-    const T *xp = x + ch * sxc;
-    for (int64_t l = 0; l < nb; ++l) {
-        const C v = load<C>(xp + l * (Unit ? 1 : sxl));
-        slot[l] = v * v;
-    }
-    // Lanes past the block hold 0, so that ring_sum can add whole slots.
-    for (int64_t l = nb; l < kLanes; ++l) slot[l] = 0;
-}
-
 // r[l] = the sum of rows[0..K)[l], in that order: the rows are a constant
 // count of pointers, so the lane loop is one vector loop with K loads (a
 // loop over a run-time count of slots around it was unrolled and jammed by
@@ -131,42 +123,143 @@ inline void sum_window(const C *const *rows, int n, C *__restrict r) {
 // order, over all kLanes lanes; rows past n are `zeros`, and adding 0
 // changes no sum.
 template <class C>
-inline void ring_sum(const C (*ring)[kLanes], int n, int64_t first, const C *zeros, C *__restrict r) {
+[[gnu::noinline]] void ring_sum(const C (*ring)[kLanes], int n, int64_t first, const C *zeros, C *__restrict r) {
     const C *rows[kMaxN];
     for (int j = 0; j < kMaxN; ++j) rows[j] = j < n ? ring[(first + j) % n] : zeros;
     sum_window(rows, n, r);
 }
 
+// The constants of an LRN call in the compute type.
+template <class C>
+struct LrnConsts {
+    C alpha_n, k, neg_beta, alpha, beta, two_beta_alpha_n;
+    int n, before, after;
+    bool b075;  // beta == 0.75: the fast power (float)
+};
+
+template <class C, class A>
+LrnConsts<C> lrn_consts(const A &a) {
+    return {static_cast<C>(a.lrn.alpha_n),
+            static_cast<C>(a.lrn.k),
+            static_cast<C>(-a.lrn.beta),
+            static_cast<C>(a.alpha),
+            static_cast<C>(a.beta),
+            static_cast<C>(2 * a.lrn.beta * a.lrn.alpha_n),
+            a.lrn.n,
+            a.lrn.before,
+            a.lrn.after,
+            a.lrn.beta == 0.75};
+}
+
+// out[l] = s[l]^-beta for l < n (out may be s): the one copy of the
+// power's vector code per compute type, which every pass calls on a row of
+// window sums (inlined into each pass, for each beta case, it was most of
+// this unit's compile time).
+template <class C>
+[[gnu::noinline]] void powers(const C *s, C *out, int64_t n, const LrnConsts<C> &p) {
+    if constexpr (sizeof(C) == 4) {
+        if (p.b075) {
+            for (int64_t l = 0; l < n; ++l) out[l] = lrn_pow<true>(s[l], p.neg_beta);
+            return;
+        }
+    }
+    for (int64_t l = 0; l < n; ++l) out[l] = lrn_pow<false>(s[l], p.neg_beta);
+}
+
+// Zeros for the window rows past n and the lanes past a block.
+template <class C>
+constexpr C kZeros[2 * kLanes] = {};
+
+// The n results for p (stride s) go to p itself when it is contiguous C and
+// nothing is blended, else to buf, which the caller then writes with
+// staged_out.
+template <class C, class T>
+inline C *direct_out(T *p, int64_t s, bool blend, C *buf) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (s == 1 && !blend) return p;
+    }
+    return buf;
+}
+
+// ---- Pixel lanes: the math, once per compute type -----------------------
+//
+// The drivers stage each channel's nb lanes of an item as contiguous C
+// (util/staging.hpp); the rows below run on them.
+
+// The squares of the nb lanes x (null: a channel outside [0, C), all 0)
+// into slot; lanes past the block hold 0, so that ring_sum can add whole
+// slots.
+template <class C>
+[[gnu::noinline]] void enter_square(const C *x, int64_t nb, C *__restrict slot) {
+    const int64_t m = x ? nb : 0;
+    for (int64_t l = 0; l < m; ++l) slot[l] = x[l] * x[l];
+    for (int64_t l = m; l < kLanes; ++l) slot[l] = 0;
+}
+
+// Channel c: its window's last square (of xn) enters the ring, then y =
+// alpha x s^-beta. y may be x (x[l] is read before y[l] is written).
+template <class C>
+[[gnu::noinline]] void forward_row(C (*sq)[kLanes], int64_t c, const C *xn, const C *x, C *y, int64_t nb,
+                                   const LrnConsts<C> &p) {
+    enter_square(xn, nb, sq[(c + p.n - 1) % p.n]);
+    alignas(64) C r[kLanes];
+    ring_sum<C>(sq, p.n, c, kZeros<C>, r);
+    for (int64_t l = 0; l < nb; ++l) r[l] = p.k + p.alpha_n * r[l];
+    powers(r, r, nb, p);
+    for (int64_t l = 0; l < nb; ++l) y[l] = p.alpha * x[l] * r[l];
+}
+
+// Step m < C of the backward pass: s_m^-beta into pm, q_m = dy y / s_m into
+// qm (lanes past the block 0).
+template <class C>
+[[gnu::noinline]] void backward_q(C (*sq)[kLanes], int64_t m, const C *xn, const C *y, const C *dy, C *__restrict pm,
+                                  C *__restrict qm, int64_t nb, const LrnConsts<C> &p) {
+    enter_square(xn, nb, sq[(m + p.n - 1) % p.n]);
+    alignas(64) C r[kLanes];
+    ring_sum<C>(sq, p.n, m, kZeros<C>, r);
+    for (int64_t l = 0; l < nb; ++l) {
+        r[l] = p.k + p.alpha_n * r[l];
+        qm[l] = dy[l] * y[l] / r[l];
+    }
+    powers(r, pm, nb, p);
+    for (int64_t l = nb; l < kLanes; ++l) qm[l] = 0;
+}
+
+// dx of channel c = m - before from the ring of q (slots of c' = m - n + 1
+// .. m, ascending) and pc = s_c^-beta.
+template <class C>
+[[gnu::noinline]] void backward_dx(C (*q)[kLanes], int64_t m, const C *pc, const C *x, const C *dy, C *dx, int64_t nb,
+                                   const LrnConsts<C> &p) {
+    alignas(64) C r[kLanes];
+    ring_sum<C>(q, p.n, m + 1, kZeros<C>, r);
+    for (int64_t l = 0; l < nb; ++l) dx[l] = p.alpha * (dy[l] * pc[l] - p.two_beta_alpha_n * x[l] * r[l]);
+}
+
+// ---- Pixel lanes: the drivers, per storage type ----------------------------
+
 // The ring holds the square of channel ch in slot (ch + before) % n.
-template <bool Unit, bool B075, class T, class C>
-void forward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
+template <class T, class C>
+void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, int64_t nb, bool unit) {
     const ops::LrnGrid &g = a.g;
-    const int n = a.lrn.n, before = a.lrn.before, after = a.lrn.after;
+    const int n = p.n, before = p.before, after = p.after;
     const int last = g.nd - 1;
-    const int64_t sxc = g.sc[0], syc = g.sc[1], sxl = Unit ? 1 : g.s[0][last], syl = Unit ? 1 : g.s[1][last];
+    const int64_t sxc = g.sc[0], syc = g.sc[1], sxl = unit ? 1 : g.s[0][last], syl = unit ? 1 : g.s[1][last];
     const T *x = static_cast<const T *>(a.x) + off[0];
     T *y = static_cast<T *>(a.out) + off[1];
-    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
-    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    C sq[kMaxN][kLanes], r[kLanes], zeros[kLanes] = {};
-    for (int64_t ch = -before; ch < after; ++ch)
-        enter_square<Unit, T>(x, sxc, sxl, g.c, ch, nb, sq[(ch + before) % n]);
+    const bool blend = a.beta != 0;
+    alignas(64) C sq[kMaxN][kLanes], bn[kLanes], bx[kLanes], res[kLanes];
+    auto row = [&](int64_t ch) -> const C * {
+        return ch < 0 || ch >= g.c ? nullptr : staged_in(x + ch * sxc, sxl, nb, bn);
+    };
+    for (int64_t ch = -before; ch < after; ++ch) enter_square(row(ch), nb, sq[(ch + before) % n]);
     for (int64_t c = 0; c < g.c; ++c) {
-        enter_square<Unit, T>(x, sxc, sxl, g.c, c + after, nb, sq[(c + n - 1) % n]);
-        ring_sum<C>(sq, n, c, zeros, r);
         // x[c] is read before y[c] is written, and no later channel reads it
         // again (its square is in the ring): y may be x's buffer.
-        const T *xp = x + c * sxc;
+        const C *xn = row(c + after), *xc = staged_in(x + c * sxc, sxl, nb, bx);
         T *yp = y + c * syc;
-        if (a.beta != 0) {
-            for (int64_t l = 0; l < nb; ++l) {
-                const C v = alpha * load<C>(xp + l * sxl) * lrn_pow<B075>(k + alpha_n * r[l], neg_beta);
-                store(yp + l * syl, v + beta * load<C>(yp + l * syl));
-            }
-        } else {
-            for (int64_t l = 0; l < nb; ++l)
-                store(yp + l * syl, alpha * load<C>(xp + l * sxl) * lrn_pow<B075>(k + alpha_n * r[l], neg_beta));
-        }
+        C *out = direct_out(yp, syl, blend, res);
+        forward_row(sq, c, xn, xc, out, nb, p);
+        if (out == res) staged_out(yp, syl, res, nb, p.beta, blend, false);
     }
 }
 
@@ -175,52 +268,39 @@ void forward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
 // whose windows hold c), so dx of channel c = m - before is final at step m.
 // Rings: squares as in the forward pass; q_m and s_m^-beta in slot m % n
 // (slots of channels below 0 stay 0: written only from step m = their slot).
-template <bool Unit, bool B075, class T, class C>
-void backward_item(const LrnArgs &a, const int64_t *off, int64_t nb) {
+template <class T, class C>
+void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, int64_t nb, bool unit) {
     const ops::LrnGrid &g = a.g;
-    const int n = a.lrn.n, before = a.lrn.before, after = a.lrn.after;
+    const int n = p.n, before = p.before, after = p.after;
     const int last = g.nd - 1;
     const int64_t sxc = g.sc[0], syc = g.sc[1], sdyc = g.sc[2], sdxc = g.sc[3];
-    const int64_t sxl = Unit ? 1 : g.s[0][last], syl = Unit ? 1 : g.s[1][last];
-    const int64_t sdyl = Unit ? 1 : g.s[2][last], sdxl = Unit ? 1 : g.s[3][last];
+    const int64_t sxl = unit ? 1 : g.s[0][last], syl = unit ? 1 : g.s[1][last];
+    const int64_t sdyl = unit ? 1 : g.s[2][last], sdxl = unit ? 1 : g.s[3][last];
     const T *x = static_cast<const T *>(a.x) + off[0], *y = static_cast<const T *>(a.y) + off[1];
     const T *dy = static_cast<const T *>(a.dy) + off[2];
     T *dx = static_cast<T *>(a.out) + off[3];
-    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
-    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    const C two_beta_alpha_n = static_cast<C>(2 * a.lrn.beta * a.lrn.alpha_n);
-    C sq[kMaxN][kLanes], q[kMaxN][kLanes], pw[kMaxN][kLanes], r[kLanes], zeros[kLanes] = {};
+    const bool blend = a.beta != 0;
+    alignas(64) C sq[kMaxN][kLanes], q[kMaxN][kLanes], pw[kMaxN][kLanes];
+    alignas(64) C bn[kLanes], by[kLanes], bdy[kLanes], bx[kLanes], bdyc[kLanes], res[kLanes];
     for (int i = 0; i < n; ++i)
         for (int64_t l = 0; l < kLanes; ++l) q[i][l] = 0;
-    for (int64_t ch = -before; ch < after; ++ch)
-        enter_square<Unit, T>(x, sxc, sxl, g.c, ch, nb, sq[(ch + before) % n]);
+    auto row = [&](int64_t ch) -> const C * {
+        return ch < 0 || ch >= g.c ? nullptr : staged_in(x + ch * sxc, sxl, nb, bn);
+    };
+    for (int64_t ch = -before; ch < after; ++ch) enter_square(row(ch), nb, sq[(ch + before) % n]);
     for (int64_t m = 0; m < g.c + before; ++m) {
-        C *__restrict qm = q[m % n];
-        if (m < g.c) {
-            enter_square<Unit, T>(x, sxc, sxl, g.c, m + after, nb, sq[(m + n - 1) % n]);
-            ring_sum<C>(sq, n, m, zeros, r);
-            C *__restrict pm = pw[m % n];
-            const T *yp = y + m * syc, *dyp = dy + m * sdyc;
-            for (int64_t l = 0; l < nb; ++l) {
-                const C s = k + alpha_n * r[l];
-                pm[l] = lrn_pow<B075>(s, neg_beta);
-                qm[l] = load<C>(dyp + l * sdyl) * load<C>(yp + l * syl) / s;
-            }
-            for (int64_t l = nb; l < kLanes; ++l) qm[l] = 0;
-        } else {
-            for (int64_t l = 0; l < kLanes; ++l) qm[l] = 0;
-        }
+        if (m < g.c)
+            backward_q(sq, m, row(m + after), staged_in(y + m * syc, syl, nb, by),
+                       staged_in(dy + m * sdyc, sdyl, nb, bdy), pw[m % n], q[m % n], nb, p);
+        else
+            for (int64_t l = 0; l < kLanes; ++l) q[m % n][l] = 0;
         if (m < before) continue;
         const int64_t c = m - before;
-        ring_sum<C>(q, n, m + 1, zeros, r);  // slots of c' = m - n + 1 .. m, ascending
-        const C *pc = pw[c % n];
-        const T *xp = x + c * sxc, *dyp = dy + c * sdyc;
         T *dxp = dx + c * sdxc;
-        for (int64_t l = 0; l < nb; ++l) {
-            C v = alpha * (load<C>(dyp + l * sdyl) * pc[l] - two_beta_alpha_n * load<C>(xp + l * sxl) * r[l]);
-            if (a.beta != 0) v += beta * load<C>(dxp + l * sdxl);
-            store(dxp + l * sdxl, v);
-        }
+        C *out = direct_out(dxp, sdxl, blend, res);
+        backward_dx(q, m, pw[c % n], staged_in(x + c * sxc, sxl, nb, bx), staged_in(dy + c * sdyc, sdyl, nb, bdyc),
+                    out, nb, p);
+        if (out == res) staged_out(dxp, sdxl, res, nb, p.beta, blend, false);
     }
 }
 
@@ -233,20 +313,13 @@ void lrn_typed(const ExecContext &ctx, const LrnArgs &a) {
     bool unit = true;
     for (int k = 0; k < g.nops; ++k) unit = unit && (g.s[k][last] == 1 || g.dims[last] == 1);
     const int64_t per_item = g.c * imin_(kLanes, g.dims[last]);
-    const bool b075 = a.lrn.beta == 0.75;  // the fast power: unit strides only, to bound the instantiations
+    const LrnConsts<C> p = lrn_consts<C>(a);
     parallel_ranges(ctx, it.count(g), kGrain / per_item + 1, [&](int64_t begin, int64_t end) {
         int64_t off[ops::kLrnMaxOperands];
         for (int64_t item = begin; item < end; ++item) {
             const int64_t nb = item_offsets(g, it, item, off);
-            if constexpr (Backward) {
-                if (unit && b075) backward_item<true, true, T, C>(a, off, nb);
-                else if (unit) backward_item<true, false, T, C>(a, off, nb);
-                else backward_item<false, false, T, C>(a, off, nb);
-            } else {
-                if (unit && b075) forward_item<true, true, T, C>(a, off, nb);
-                else if (unit) forward_item<true, false, T, C>(a, off, nb);
-                else forward_item<false, false, T, C>(a, off, nb);
-            }
+            if constexpr (Backward) backward_item<T>(a, p, off, nb, unit);
+            else forward_item<T>(a, p, off, nb, unit);
         }
     });
 }
@@ -257,90 +330,102 @@ void lrn_typed(const ExecContext &ctx, const LrnArgs &a) {
 // lanes, in blocks of kLanes. The squares of a block and its window's halo
 // go to a buffer with zeros outside [0, C), and channel c's window sum is
 // the sum of the buffer at c - before + j for j = 0 .. n-1 in that order:
-// the same sums, in the same order, as the pixel lanes' ring.
+// the same sums, in the same order, as the pixel lanes' ring. The drivers
+// stage the channels a block reads, those inside [0, C), as contiguous C.
 
 constexpr int64_t kHalo = kMaxN - 1;
 
-// buf[i] = x[first + i]^2 for the channels first + i in [0, C) and i < count,
-// 0 for every other i < Size.
-template <int64_t Size, bool Unit, class T, class C>
-inline void square_block(const T *x, int64_t sxc, int64_t channels, int64_t first, int64_t count,
-                         C *__restrict buf) {
-    const int64_t i0 = first < 0 ? -first : 0;
-    const int64_t i1 = imin_(count, channels - first);
+// buf[i] = xs[i - i0]^2 for i in [i0, i1), 0 for every other i < Size.
+template <int64_t Size, class C>
+inline void square_block(const C *xs, int64_t i0, int64_t i1, C *__restrict buf) {
     for (int64_t i = 0; i < Size; ++i) buf[i] = 0;
-    for (int64_t i = i0; i < i1; ++i) {
-        const C v = load<C>(x + (first + i) * (Unit ? 1 : sxc));
-        buf[i] = v * v;
-    }
+    for (int64_t i = i0; i < i1; ++i) buf[i] = xs[i - i0] * xs[i - i0];
 }
 
 template <int64_t Lanes, class C>
-inline void window_sums(const C *buf, int n, const C *zeros, C *__restrict r) {
+[[gnu::noinline]] void window_sums(const C *buf, int n, const C *zeros, C *__restrict r) {
     const C *rows[kMaxN];
     for (int j = 0; j < kMaxN; ++j) rows[j] = j < n ? buf + j : zeros;
     sum_window<Lanes>(rows, n, r);
 }
 
-template <bool Unit, bool B075, class T, class C>
-void forward_pixel(const LrnArgs &a, const int64_t *off) {
-    const ops::LrnGrid &g = a.g;
-    const int n = a.lrn.n, before = a.lrn.before;
-    const int64_t sxc = Unit ? 1 : g.sc[0], syc = Unit ? 1 : g.sc[1];
-    const T *x = static_cast<const T *>(a.x) + off[0];
-    T *y = static_cast<T *>(a.out) + off[1];
-    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
-    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    C sq[kLanes + kHalo + 1], r[kLanes], zeros[kLanes + kHalo + 1] = {};
-    for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
-        const int64_t nb = imin_(kLanes, g.c - c0);
-        square_block<kLanes + kHalo + 1, Unit, T>(x, sxc, g.c, c0 - before, nb + n - 1, sq);
-        window_sums<kLanes>(sq, n, zeros, r);
-        const T *xp = x + c0 * sxc;
-        T *yp = y + c0 * syc;
-        for (int64_t l = 0; l < nb; ++l) {
-            C v = alpha * load<C>(xp + l * sxc) * lrn_pow<B075>(k + alpha_n * r[l], neg_beta);
-            if (a.beta != 0) v += beta * load<C>(yp + l * syc);
-            store(yp + l * syc, v);
-        }
-    }
+// A block of nb channels: xs holds the channels [first + i0, first + i1) of
+// its window's squares (first = the block's first channel - before), xc its
+// own.
+template <class C>
+[[gnu::noinline]] void forward_block(const C *xs, int64_t i0, int64_t i1, const C *xc, C *y, int64_t nb,
+                                     const LrnConsts<C> &p) {
+    alignas(64) C sq[kLanes + kHalo + 1], r[kLanes];
+    square_block<kLanes + kHalo + 1>(xs, i0, i1, sq);
+    window_sums<kLanes>(sq, p.n, kZeros<C>, r);
+    for (int64_t l = 0; l < nb; ++l) r[l] = p.k + p.alpha_n * r[l];
+    powers(r, r, nb, p);
+    for (int64_t l = 0; l < nb; ++l) y[l] = p.alpha * xc[l] * r[l];
 }
 
 // The block's dx needs q = dy y / s at the channels [c0 - after, c0 + nb +
 // before), whose window sums need the squares of [c0 - (n-1), c0 + nb + n - 1).
-template <bool Unit, bool B075, class T, class C>
-void backward_pixel(const LrnArgs &a, const int64_t *off) {
+// xs: the channels [i0, i1) of the squares' range; ys, dys: [t0, t1) of q's;
+// xc, dyc: the block's own.
+template <class C>
+[[gnu::noinline]] void backward_block(const C *xs, int64_t i0, int64_t i1, const C *ys, const C *dys, int64_t t0,
+                                      int64_t t1, const C *xc, const C *dyc, C *dx, int64_t nb,
+                                      const LrnConsts<C> &p) {
+    constexpr int64_t kWide = kLanes + kHalo + 1;  // the channels of q
+    alignas(64) C sq[kWide + kHalo + 1], s[kWide], q[kWide], r[kLanes];
+    square_block<kWide + kHalo + 1>(xs, i0, i1, sq);
+    window_sums<kWide>(sq, p.n, kZeros<C>, s);
+    for (int64_t t = 0; t < kWide; ++t) q[t] = 0;
+    for (int64_t t = t0; t < t1; ++t) {
+        s[t] = p.k + p.alpha_n * s[t];
+        q[t] = dys[t - t0] * ys[t - t0] / s[t];
+    }
+    window_sums<kLanes>(q, p.n, kZeros<C>, r);
+    C *const pw = sq;  // the squares are summed
+    powers(s + p.after, pw, nb, p);
+    for (int64_t l = 0; l < nb; ++l) dx[l] = p.alpha * (dyc[l] * pw[l] - p.two_beta_alpha_n * xc[l] * r[l]);
+}
+
+template <class T, class C>
+void forward_pixel(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off) {
     const ops::LrnGrid &g = a.g;
-    const int n = a.lrn.n, after = a.lrn.after;
-    const int64_t sxc = Unit ? 1 : g.sc[0], syc = Unit ? 1 : g.sc[1];
-    const int64_t sdyc = Unit ? 1 : g.sc[2], sdxc = Unit ? 1 : g.sc[3];
+    const int64_t sxc = g.sc[0], syc = g.sc[1];
+    const T *x = static_cast<const T *>(a.x) + off[0];
+    T *y = static_cast<T *>(a.out) + off[1];
+    const bool blend = a.beta != 0;
+    alignas(64) C bx[kLanes + kHalo], res[kLanes];
+    for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
+        const int64_t nb = imin_(kLanes, g.c - c0), first = c0 - p.before;
+        const int64_t lo = first < 0 ? 0 : first, hi = imin_(g.c, c0 + nb + p.after);
+        const C *xs = staged_in(x + lo * sxc, sxc, hi - lo, bx);
+        T *yp = y + c0 * syc;
+        C *out = direct_out(yp, syc, blend, res);
+        forward_block(xs, lo - first, hi - first, xs + (c0 - lo), out, nb, p);
+        if (out == res) staged_out(yp, syc, res, nb, p.beta, blend, false);
+    }
+}
+
+template <class T, class C>
+void backward_pixel(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off) {
+    const ops::LrnGrid &g = a.g;
+    const int64_t sxc = g.sc[0], syc = g.sc[1], sdyc = g.sc[2], sdxc = g.sc[3];
     const T *x = static_cast<const T *>(a.x) + off[0], *y = static_cast<const T *>(a.y) + off[1];
     const T *dy = static_cast<const T *>(a.dy) + off[2];
     T *dx = static_cast<T *>(a.out) + off[3];
-    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
-    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    const C two_beta_alpha_n = static_cast<C>(2 * a.lrn.beta * a.lrn.alpha_n);
-    constexpr int64_t kWide = kLanes + kHalo + 1;  // the channels of q
-    C sq[kWide + kHalo + 1], s[kWide], q[kWide], r[kLanes], zeros[kWide] = {};
+    const bool blend = a.beta != 0;
+    alignas(64) C bx[kLanes + 2 * kHalo], by[kLanes + kHalo], bdy[kLanes + kHalo], res[kLanes];
     for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
-        const int64_t nb = imin_(kLanes, g.c - c0), first = c0 - after;  // q[t]: channel first + t
-        square_block<kWide + kHalo + 1, Unit, T>(x, sxc, g.c, first - a.lrn.before, nb + 2 * (n - 1), sq);
-        window_sums<kWide>(sq, n, zeros, s);
-        const int64_t t0 = first < 0 ? -first : 0, t1 = imin_(nb + n - 1, g.c - first);
-        for (int64_t t = 0; t < kWide; ++t) q[t] = 0;
-        for (int64_t t = t0; t < t1; ++t) {
-            const int64_t c = first + t;
-            s[t] = k + alpha_n * s[t];
-            q[t] = load<C>(dy + c * sdyc) * load<C>(y + c * syc) / s[t];
-        }
-        window_sums<kLanes>(q, n, zeros, r);
-        for (int64_t l = 0; l < nb; ++l) {
-            const int64_t c = c0 + l;
-            const C pw = lrn_pow<B075>(s[l + after], neg_beta);
-            C v = alpha * (load<C>(dy + c * sdyc) * pw - two_beta_alpha_n * load<C>(x + c * sxc) * r[l]);
-            if (a.beta != 0) v += beta * load<C>(dx + c * sdxc);
-            store(dx + c * sdxc, v);
-        }
+        const int64_t nb = imin_(kLanes, g.c - c0);
+        const int64_t fq = c0 - p.after, fs = fq - p.before;  // q's first channel, the squares'
+        const int64_t lq = fq < 0 ? 0 : fq, hq = imin_(g.c, fq + nb + p.n - 1);
+        const int64_t ls = fs < 0 ? 0 : fs, hs = imin_(g.c, fs + nb + 2 * (p.n - 1));
+        const C *xs = staged_in(x + ls * sxc, sxc, hs - ls, bx);
+        const C *dys = staged_in(dy + lq * sdyc, sdyc, hq - lq, bdy);
+        T *dxp = dx + c0 * sdxc;
+        C *out = direct_out(dxp, sdxc, blend, res);
+        backward_block(xs, ls - fs, hs - fs, staged_in(y + lq * syc, syc, hq - lq, by), dys, lq - fq, hq - fq,
+                       xs + (c0 - ls), dys + (c0 - lq), out, nb, p);
+        if (out == res) staged_out(dxp, sdxc, res, nb, p.beta, blend, false);
     }
 }
 
@@ -349,9 +434,7 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
     using C = compute_t<T>;
     const ops::LrnGrid &g = a.g;
     const int64_t pixels = g.pixels();
-    bool unit = true;
-    for (int k = 0; k < g.nops; ++k) unit = unit && g.sc[k] == 1;
-    const bool b075 = a.lrn.beta == 0.75;
+    const LrnConsts<C> lc = lrn_consts<C>(a);
     parallel_ranges(ctx, g.n * pixels, kGrain / g.c + 1, [&](int64_t begin, int64_t end) {
         int64_t off[ops::kLrnMaxOperands];
         for (int64_t item = begin; item < end; ++item) {
@@ -362,15 +445,8 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
                 p /= g.dims[d];
                 for (int k = 0; k < g.nops; ++k) off[k] += cd * g.s[k][d];
             }
-            if constexpr (Backward) {
-                if (unit && b075) backward_pixel<true, true, T, C>(a, off);
-                else if (unit) backward_pixel<true, false, T, C>(a, off);
-                else backward_pixel<false, false, T, C>(a, off);
-            } else {
-                if (unit && b075) forward_pixel<true, true, T, C>(a, off);
-                else if (unit) forward_pixel<true, false, T, C>(a, off);
-                else forward_pixel<false, false, T, C>(a, off);
-            }
+            if constexpr (Backward) backward_pixel<T>(a, lc, off);
+            else forward_pixel<T>(a, lc, off);
         }
     });
 }
@@ -413,7 +489,7 @@ void box_axis(const C *__restrict in, C *__restrict out, int64_t outer, int64_t 
 // The window sums of plane a (d x h x w) into b (a is overwritten): along
 // w, h, then d.
 template <class C>
-void box_3d(C *a, C *b, const int64_t *dims, int64_t lo, int64_t hi) {
+[[gnu::noinline]] void box_3d(C *a, C *b, const int64_t *dims, int64_t lo, int64_t hi) {
     box_axis(a, b, dims[0] * dims[1], dims[2], 1, lo, hi);
     box_axis(b, a, dims[0], dims[1], dims[2], lo, hi);
     box_axis(a, b, 1, dims[0], dims[1] * dims[2], lo, hi);
@@ -434,17 +510,75 @@ inline void for_each_pixel(const ops::LrnGrid &g, int64_t n, int64_t c, Fn &&fn)
             }
 }
 
-template <bool Backward, class T>
-void divnorm_typed(const ExecContext &ctx, const DivNormArgs &a) {
+// The math, once per compute type; the drivers per storage type only
+// gather the operands' planes into the scratch and scatter the results.
+
+// b = s^-beta for the P window sums s = k + alpha_n b.
+template <class C>
+[[gnu::noinline]] void divnorm_pow(C *b, int64_t P, const LrnConsts<C> &p) {
+    for (int64_t i = 0; i < P; ++i) b[i] = p.k + p.alpha_n * b[i];
+    powers(b, b, P, p);
+}
+
+// w = s^-beta and a = a w / s (a: dy u) for the P window sums s = k +
+// alpha_n b (b becomes s).
+template <class C>
+[[gnu::noinline]] void divnorm_q(C *__restrict a, C *__restrict b, C *__restrict w, int64_t P, const LrnConsts<C> &p) {
+    for (int64_t i = 0; i < P; ++i) b[i] = p.k + p.alpha_n * b[i];
+    powers(b, w, P, p);
+    for (int64_t i = 0; i < P; ++i) a[i] = a[i] * w[i] / b[i];
+}
+
+// a = f a b.
+template <class C>
+[[gnu::noinline]] void scale_product(C *__restrict a, const C *__restrict b, int64_t P, C f) {
+    for (int64_t i = 0; i < P; ++i) a[i] = f * a[i] * b[i];
+}
+
+// a = dy w - a.
+template <class C>
+[[gnu::noinline]] void divnorm_du(C *__restrict a, const C *__restrict dy, const C *__restrict w, int64_t P) {
+    for (int64_t i = 0; i < P; ++i) a[i] = dy[i] * w[i] - a[i];
+}
+
+// What gather loads at each pixel of a plane: u^2, u, dy u or dy, for u =
+// x - means (x without means).
+enum class PlaneOf { u2, u, dyu, dy };
+
+template <class T, class C>
+[[gnu::noinline]] void gather(const DivNormArgs &a, int64_t n, int64_t c, PlaneOf what, C *__restrict dst) {
+    const T *x = static_cast<const T *>(a.x), *m = static_cast<const T *>(a.means);
+    const T *dy = static_cast<const T *>(a.dy);
+    for_each_pixel(a.g, n, c, [&](int64_t p, const int64_t *off) {
+        if (what == PlaneOf::dy) {
+            dst[p] = load<C>(dy + off[2]);
+            return;
+        }
+        const C v = load<C>(x + off[0]);
+        const C u = m ? v - load<C>(m + off[1]) : v;
+        dst[p] = what == PlaneOf::u2 ? u * u : what == PlaneOf::u ? u : load<C>(dy + off[2]) * u;
+    });
+}
+
+// The plane f v into y (at operand 3's offsets), blended when beta != 0.
+template <class T, class C>
+[[gnu::noinline]] void scatter(const ops::LrnGrid &g, int64_t n, int64_t c, const C *v, C f, T *y, C beta,
+                               bool blend) {
+    for_each_pixel(g, n, c, [&](int64_t p, const int64_t *off) {
+        C r = f * v[p];
+        if (blend) r += beta * load<C>(y + off[3]);
+        store(y + off[3], r);
+    });
+}
+
+template <class T>
+void divnorm_typed(const ExecContext &ctx, const DivNormArgs &a, bool backward) {
     using C = compute_t<T>;
     const ops::LrnGrid &g = a.g;
     const int64_t P = g.dims[0] * g.dims[1] * g.dims[2], planes = g.n * g.c;
-    const T *x = static_cast<const T *>(a.x), *m = static_cast<const T *>(a.means);
-    const T *dy = static_cast<const T *>(a.dy);
     T *out = static_cast<T *>(a.out), *dm = static_cast<T *>(a.dmeans);
-    const C alpha_n = static_cast<C>(a.lrn.alpha_n), k = static_cast<C>(a.lrn.k);
-    const C neg_beta = static_cast<C>(-a.lrn.beta), alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    const C two_beta_alpha_n = static_cast<C>(2 * a.lrn.beta * a.lrn.alpha_n);
+    LrnConsts<C> pc = lrn_consts<C>(a);
+    pc.b075 = false;  // the exact power, as the reference's
     const bool blend = a.beta != 0;
     const int64_t before = a.lrn.before, after = a.lrn.after;
     C *scratch = static_cast<C *>(a.scratch);
@@ -453,53 +587,38 @@ void divnorm_typed(const ExecContext &ctx, const DivNormArgs &a) {
             C *A = scratch + s * 3 * P, *B = A + P, *W = B + P;
             for (int64_t plane = planes * s / a.slots; plane < planes * (s + 1) / a.slots; ++plane) {
                 const int64_t n = plane / g.c, c = plane % g.c;
-                auto u_at = [&](const int64_t *off) {
-                    const C v = load<C>(x + off[0]);
-                    return m ? v - load<C>(m + off[1]) : v;
-                };
-                for_each_pixel(g, n, c, [&](int64_t p, const int64_t *off) {
-                    const C u = u_at(off);
-                    A[p] = u * u;
-                });
+                gather<T>(a, n, c, PlaneOf::u2, A);
                 box_3d(A, B, g.dims, before, after);  // B: window sums
-                if constexpr (!Backward) {
-                    for_each_pixel(g, n, c, [&](int64_t p, const int64_t *off) {
-                        C v = alpha * u_at(off) * neg_pow(k + alpha_n * B[p], neg_beta);
-                        if (blend) v += beta * load<C>(out + off[3]);
-                        store(out + off[3], v);
-                    });
-                } else {
-                    // W = s^-beta; A = dy u s^-beta / s, summed over the
-                    // transposed window (the pixels whose windows hold p).
-                    for_each_pixel(g, n, c, [&](int64_t p, const int64_t *off) {
-                        const C sum = k + alpha_n * B[p];
-                        W[p] = neg_pow(sum, neg_beta);
-                        A[p] = load<C>(dy + off[2]) * u_at(off) * W[p] / sum;
-                    });
-                    box_3d(A, B, g.dims, after, before);
-                    for_each_pixel(g, n, c, [&](int64_t p, const int64_t *off) {
-                        const C du = load<C>(dy + off[2]) * W[p] - two_beta_alpha_n * u_at(off) * B[p];
-                        C v = alpha * du;
-                        if (blend) v += beta * load<C>(out + off[3]);
-                        store(out + off[3], v);
-                        if (dm) {
-                            C w = -alpha * du;
-                            if (blend) w += beta * load<C>(dm + off[3]);
-                            store(dm + off[3], w);
-                        }
-                    });
+                if (!backward) {
+                    divnorm_pow(B, P, pc);
+                    gather<T>(a, n, c, PlaneOf::u, A);
+                    scale_product(A, B, P, pc.alpha);
+                    scatter(g, n, c, A, C(1), out, pc.beta, blend);
+                    continue;
                 }
+                // W = s^-beta; A = dy u s^-beta / s, summed over the
+                // transposed window (the pixels whose windows hold p).
+                gather<T>(a, n, c, PlaneOf::dyu, A);
+                divnorm_q(A, B, W, P, pc);
+                box_3d(A, B, g.dims, after, before);
+                // du = dy W - 2 beta alpha_n u B
+                gather<T>(a, n, c, PlaneOf::u, A);
+                scale_product(A, B, P, pc.two_beta_alpha_n);
+                gather<T>(a, n, c, PlaneOf::dy, B);
+                divnorm_du(A, B, W, P);
+                scatter(g, n, c, A, pc.alpha, out, pc.beta, blend);
+                if (dm) scatter(g, n, c, A, -pc.alpha, dm, pc.beta, blend);
             }
         }
     });
 }
 
 void divnorm_forward(const ExecContext &ctx, const DivNormArgs &a) {
-    visit_float_dtype(a.g.dt, [&](auto tag) { divnorm_typed<false, typename decltype(tag)::type>(ctx, a); });
+    visit_float_dtype(a.g.dt, [&](auto tag) { divnorm_typed<typename decltype(tag)::type>(ctx, a, false); });
 }
 
 void divnorm_backward(const ExecContext &ctx, const DivNormArgs &a) {
-    visit_float_dtype(a.g.dt, [&](auto tag) { divnorm_typed<true, typename decltype(tag)::type>(ctx, a); });
+    visit_float_dtype(a.g.dt, [&](auto tag) { divnorm_typed<typename decltype(tag)::type>(ctx, a, true); });
 }
 
 }  // namespace
