@@ -136,8 +136,8 @@ struct SelectReducer {
     double finish(Value v, int64_t) const { return static_cast<double>(from_bits(bits(v) ^ neg)); }
 };
 
-template <class R>
-constexpr typename R::Index kNoIndex = std::numeric_limits<typename R::Index>::max();
+template <class I>
+constexpr I kNoIndex = std::numeric_limits<I>::max();
 
 // The blocks of a reduced set of n steps of `width` elements each; depends
 // on the problem only.
@@ -152,37 +152,22 @@ inline Blocks split_blocks(int64_t n, int64_t width) {
 }
 
 // The storage type's part, out of line once per storage type: A's elements
-// in the compute type In (staged_in: A itself where it already is
-// contiguous In), and C's results written and blended from doubles.
-template <class InT>
+// in the reducer's compute type (staged_in: A itself where it already is
+// contiguous in it), and C's results written and blended from doubles.
 struct Storage {
-    using In = InT;
-    bool direct;  // A holds In: contiguous runs are folded in place
-    const In *(*stage)(const void *a, int64_t off, int64_t stride, int64_t n, In *buf);
+    bool direct;  // A holds the compute type: contiguous runs are folded in place
+    const void *(*stage)(const void *a, int64_t off, int64_t stride, int64_t n, void *buf);
     void (*write)(void *c, int64_t off, int64_t stride, const double *r, int64_t n, double beta);
 };
 
 template <class In, class T>
-const In *stage_a(const void *a, int64_t off, int64_t stride, int64_t n, In *buf) {
-    return staged_in<In>(static_cast<const T *>(a) + off, stride, n, buf);
+const void *stage_a(const void *a, int64_t off, int64_t stride, int64_t n, void *buf) {
+    return staged_in<In>(static_cast<const T *>(a) + off, stride, n, static_cast<In *>(buf));
 }
 
 template <class T>
 void write_c(void *c, int64_t off, int64_t stride, const double *r, int64_t n, double beta) {
     staged_out(static_cast<T *>(c) + off, stride, r, n, beta, beta != 0, false);
-}
-
-// C = alpha * finish(v) + beta * C for w elements of C, element k at C
-// offset c_off + k * sc and indices position i_off + k * si.
-template <class R>
-void write_results(const ReduceArgs &a, const R &red, const Storage<typename R::In> &st, int64_t c_off, int64_t sc,
-                   int64_t i_off, int64_t si, int w, const typename R::Value *v, const typename R::Index *ix,
-                   int64_t n) {
-    double r[kColWidth];
-    for (int k = 0; k < w; ++k) r[k] = a.alpha * red.finish(v[k], n);
-    st.write(a.c, c_off, sc, r, w, a.beta);
-    if constexpr (R::kIndexed)
-        for (int k = 0; k < w; ++k) a.indices[i_off + k * si] = static_cast<uint32_t>(ix[k]);
 }
 
 // ---- folds: the vectorized inner loops, over float or double ---------------------------------------
@@ -265,8 +250,44 @@ template <class R>
 inline void start_lanes(const R &red, typename R::Value *v, typename R::Index *i, int n) {
     for (int k = 0; k < n; ++k) {
         v[k] = red.identity();
-        i[k] = kNoIndex<R>;
+        i[k] = kNoIndex<typename R::Index>;
     }
+}
+
+// A reducer's pieces, out of line once per reducer, for the drivers, which
+// depend on its Value and Index types only (instantiated 3 times, not once
+// per reducer).
+template <class V, class I>
+struct Reduction {
+    const void *reducer;
+    V identity;
+    bool indexed;
+    void (*row_block)(const void *, const Storage &, const void *, int64_t, const StridedLoop &, int64_t, int64_t,
+                      V &, I &);
+    void (*column_block)(const void *, const Storage &, const void *, int64_t, const StridedLoop &, int64_t, int64_t,
+                         int, V *, I *);
+    void (*merge)(const void *, int, V *, I *, const V *, const I *);
+    void (*finish)(const void *, int, const V *, int64_t, double, double *);
+};
+
+template <class V, class I>
+inline void start_results(const Reduction<V, I> &f, V *v, I *i, int n) {
+    for (int k = 0; k < n; ++k) {
+        v[k] = f.identity;
+        i[k] = kNoIndex<I>;
+    }
+}
+
+// C = alpha * finish(v) + beta * C for w elements of C, element k at C
+// offset c_off + k * sc and indices position i_off + k * si.
+template <class V, class I>
+void write_results(const ReduceArgs &a, const Reduction<V, I> &f, const Storage &st, int64_t c_off, int64_t sc,
+                   int64_t i_off, int64_t si, int w, const V *v, const I *ix, int64_t n) {
+    double r[kColWidth];
+    f.finish(f.reducer, w, v, n, a.alpha, r);
+    st.write(a.c, c_off, sc, r, w, a.beta);
+    if (f.indexed)
+        for (int k = 0; k < w; ++k) a.indices[i_off + k * si] = static_cast<uint32_t>(ix[k]);
 }
 
 // ---- rows: one element of C at a time, its reduced set walked run by run --------------------------
@@ -274,12 +295,12 @@ inline void start_lanes(const R &red, typename R::Value *v, typename R::Index *i
 // Folds the steps [begin, end) of the reduced loop L, relative to A offset
 // a_off, into (v, i): kRowLanes interleaved lanes, then the lanes pairwise.
 template <class R>
-[[gnu::noinline]] void row_block(const R &red, const Storage<typename R::In> &st, const void *a, int64_t a_off,
-                                 const StridedLoop &L, int64_t begin, int64_t end, typename R::Value &v_out,
-                                 typename R::Index &i_out) {
+void row_block(const void *reducer, const Storage &st, const void *a, int64_t a_off, const StridedLoop &L,
+               int64_t begin, int64_t end, typename R::Value &v_out, typename R::Index &i_out) {
     using V = typename R::Value;
     using I = typename R::Index;
     using In = typename R::In;
+    const R &red = *static_cast<const R *>(reducer);
     V v[kRowLanes];
     I ix[kRowLanes];
     start_lanes(red, v, ix, kRowLanes);
@@ -295,7 +316,8 @@ template <class R>
         alignas(64) In buf[kStage];
         for (int64_t k = 0; k < n; k += kStage) {
             const int64_t len = imin_(kStage, n - k);
-            fold_row(red, st.stage(a, p + k * sa, sa, len, buf), len, i0 + static_cast<I>(k) * si, si, v, ix);
+            const In *q = static_cast<const In *>(st.stage(a, p + k * sa, sa, len, buf));
+            fold_row(red, q, len, i0 + static_cast<I>(k) * si, si, v, ix);
         }
     });
     for (int w = kRowLanes / 2; w > 0; w /= 2)
@@ -304,31 +326,30 @@ template <class R>
     i_out = ix[0];
 }
 
-template <class R>
-void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const R &red, const Storage<typename R::In> &st) {
-    using V = typename R::Value;
-    using I = typename R::Index;
+template <class V, class I>
+void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const Reduction<V, I> &f, const Storage &st) {
     const StridedLoop &K = a.kept, &L = a.reduced;
     const int64_t m = K.total(), n = L.total();
     const Blocks B = split_blocks(n, 1);
     const int64_t ska = K.inner_stride(0), skc = K.inner_stride(1), ski = K.inner_stride(2);
     auto block = [&](int64_t a_off, int64_t b, V &v, I &i) {
-        row_block(red, st, a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), v, i);
+        f.row_block(f.reducer, st, a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), v, i);
     };
     if (B.count == 1 || m >= kOutputsPerThread * ctx.threads) {
         const int64_t grain = imin_(m, 1 + kElementwiseGrain / n);
         parallel_ranges(ctx, m, grain, [&](int64_t begin, int64_t end) {
             for_each_run(K, begin, end, [&](const int64_t *off, int64_t len) {
                 for (int64_t e = 0; e < len; ++e) {
-                    V v = red.identity();
-                    I i = kNoIndex<R>;
+                    V v;
+                    I i;
+                    start_results(f, &v, &i, 1);
                     for (int64_t b = 0; b < B.count; ++b) {
                         V bv;
                         I bi;
                         block(off[0] + e * ska, b, bv, bi);
-                        red.merge(v, i, bv, bi);
+                        f.merge(f.reducer, 1, &v, &i, &bv, &bi);
                     }
-                    write_results(a, red, st, off[1] + e * skc, 0, off[2] + e * ski, 0, 1, &v, &i, n);
+                    write_results(a, f, st, off[1] + e * skc, 0, off[2] + e * ski, 0, 1, &v, &i, n);
                 }
             });
         });
@@ -345,10 +366,11 @@ void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const R &red, cons
             parallel_ranges(ctx, B.count, 1, [&](int64_t b0, int64_t b1) {
                 for (int64_t b = b0; b < b1; ++b) block(off[0], b, pv[b], pi[b]);
             });
-            V v = red.identity();
-            I i = kNoIndex<R>;
-            for (int64_t b = 0; b < B.count; ++b) red.merge(v, i, pv[b], pi[b]);
-            write_results(a, red, st, off[1], 0, off[2], 0, 1, &v, &i, n);
+            V v;
+            I i;
+            start_results(f, &v, &i, 1);
+            for (int64_t b = 0; b < B.count; ++b) f.merge(f.reducer, 1, &v, &i, &pv[b], &pi[b]);
+            write_results(a, f, st, off[1], 0, off[2], 0, 1, &v, &i, n);
         });
     }
 }
@@ -358,12 +380,12 @@ void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const R &red, cons
 // Folds the steps [begin, end) of the reduced loop L into one accumulator per
 // column: column k of step s is A[a_off + off(s) + k], k < w.
 template <class R>
-[[gnu::noinline]] void column_block(const R &red, const Storage<typename R::In> &st, const void *a, int64_t a_off,
-                                    const StridedLoop &L, int64_t begin, int64_t end, int w,
-                                    typename R::Value *v_out, typename R::Index *i_out) {
+void column_block(const void *reducer, const Storage &st, const void *a, int64_t a_off, const StridedLoop &L,
+                  int64_t begin, int64_t end, int w, typename R::Value *v_out, typename R::Index *i_out) {
     using V = typename R::Value;
     using I = typename R::Index;
     using In = typename R::In;
+    const R &red = *static_cast<const R *>(reducer);
     V v[kColWidth];
     I ix[kColWidth];
     start_lanes(red, v, ix, w);
@@ -391,22 +413,28 @@ template <class R>
 
 // Merges w block results (bv, bi) into (v, i).
 template <class R>
-[[gnu::noinline]] void merge_columns(const R &red, int w, typename R::Value *v, typename R::Index *i,
-                                     const typename R::Value *bv, const typename R::Index *bi) {
+void merge_results(const void *reducer, int w, typename R::Value *v, typename R::Index *i,
+                   const typename R::Value *bv, const typename R::Index *bi) {
+    const R &red = *static_cast<const R *>(reducer);
     for (int k = 0; k < w; ++k) red.merge(v[k], i[k], bv[k], bi[k]);
 }
 
+// r = alpha * finish(v) for w results of n elements each.
 template <class R>
-void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const R &red, const Storage<typename R::In> &st) {
-    using V = typename R::Value;
-    using I = typename R::Index;
+void finish_results(const void *reducer, int w, const typename R::Value *v, int64_t n, double alpha, double *r) {
+    const R &red = *static_cast<const R *>(reducer);
+    for (int k = 0; k < w; ++k) r[k] = alpha * red.finish(v[k], n);
+}
+
+template <class V, class I>
+void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const Reduction<V, I> &f, const Storage &st) {
     const StridedLoop &K = a.kept, &L = a.reduced;
     const int64_t cols = K.inner(), rows = K.total() / cols, n = L.total();
     const int64_t chunks = (cols + kColWidth - 1) / kColWidth, items = rows * chunks;
     const Blocks B = split_blocks(n, imin_(cols, kColWidth));
     const int64_t skc = K.inner_stride(1), ski = K.inner_stride(2);
     auto block = [&](int64_t a_off, int w, int64_t b, V *v, I *i) {
-        column_block(red, st, a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), w, v, i);
+        f.column_block(f.reducer, st, a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), w, v, i);
     };
     // Item t: chunk t % chunks of kept row t / chunks; off = its first element's offsets.
     auto with_item = [&](int64_t t, auto &&fn) {
@@ -421,12 +449,12 @@ void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const R &red, c
                 with_item(t, [&](const int64_t *off, int w) {
                     V v[kColWidth], bv[kColWidth];
                     I i[kColWidth], bi[kColWidth];
-                    start_lanes(red, v, i, w);
+                    start_results(f, v, i, w);
                     for (int64_t b = 0; b < B.count; ++b) {
                         block(off[0], w, b, bv, bi);
-                        merge_columns(red, w, v, i, bv, bi);
+                        f.merge(f.reducer, w, v, i, bv, bi);
                     }
-                    write_results(a, red, st, off[1], skc, off[2], ski, w, v, i, n);
+                    write_results(a, f, st, off[1], skc, off[2], ski, w, v, i, n);
                 });
         });
         return;
@@ -439,9 +467,9 @@ void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const R &red, c
             parallel_ranges(ctx, B.count, 1, [&](int64_t b0, int64_t b1) {
                 for (int64_t b = b0; b < b1; ++b) block(off[0], w, b, pv[b], pi[b]);
             });
-            start_lanes(red, v, i, w);
-            for (int64_t b = 0; b < B.count; ++b) merge_columns(red, w, v, i, pv[b], pi[b]);
-            write_results(a, red, st, off[1], skc, off[2], ski, w, v, i, n);
+            start_results(f, v, i, w);
+            for (int64_t b = 0; b < B.count; ++b) f.merge(f.reducer, w, v, i, pv[b], pi[b]);
+            write_results(a, f, st, off[1], skc, off[2], ski, w, v, i, n);
         });
 }
 
@@ -468,27 +496,33 @@ void visit_reducer(const ReduceArgs &a, Fn &&fn) {
     }
 }
 
-// Calls driver(reducer, storage) for a's data type and reducer: the drivers
-// are instantiated per reducer only, the storage type is a table of copies.
+// Calls driver(reduction, storage) for a's data type and reducer.
 template <class Driver>
 void dispatch(const ReduceArgs &a, Driver &&driver) {
-    auto with = [&](const auto &st) {
-        using In = typename std::remove_cvref_t<decltype(st)>::In;
-        visit_reducer<In>(a, [&](const auto &red) { driver(red, st); });
+    auto with = [&](const Storage &st, auto in_tag) {
+        using In = typename decltype(in_tag)::type;
+        visit_reducer<In>(a, [&](const auto &red) {
+            using R = std::remove_cvref_t<decltype(red)>;
+            using V = typename R::Value;
+            using I = typename R::Index;
+            driver(Reduction<V, I>{&red, red.identity(), R::kIndexed, row_block<R>, column_block<R>,
+                                   merge_results<R>, finish_results<R>},
+                   st);
+        });
     };
     visit_float_dtype(a.dt, [&](auto ttag) {
         using T = typename decltype(ttag)::type;
         using In = compute_t<T>;
-        with(Storage<In>{std::is_same_v<T, In>, stage_a<In, T>, write_c<T>});
+        with(Storage{std::is_same_v<T, In>, stage_a<In, T>, write_c<T>}, TypeTag<In>{});
     });
 }
 
 void rows(const ExecContext &ctx, const ReduceArgs &a) {
-    dispatch(a, [&](const auto &red, const auto &st) { rows_driver(ctx, a, red, st); });
+    dispatch(a, [&](const auto &f, const Storage &st) { rows_driver(ctx, a, f, st); });
 }
 
 void columns(const ExecContext &ctx, const ReduceArgs &a) {
-    dispatch(a, [&](const auto &red, const auto &st) { columns_driver(ctx, a, red, st); });
+    dispatch(a, [&](const auto &f, const Storage &st) { columns_driver(ctx, a, f, st); });
 }
 
 }  // namespace
