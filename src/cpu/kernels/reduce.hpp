@@ -13,6 +13,13 @@
 // a fixed lane structure, and the block results are merged in block order;
 // threads only decide who computes which block, so results are bitwise the
 // same for every thread count.
+//
+// Compile time: the folds (the vectorized inner loops) are compiled once per
+// compute type and kind of fold (5 sums; MIN/MAX/AMAX as one, times the
+// index and NaN options), 16-bit storage and strided runs are staged through
+// L1 (util/staging.hpp), and the drivers depend on the reducer's value and
+// index types only. Compiled per op x NaN option x indices x storage type,
+// the same code made this the most expensive unit of the build (47 s).
 #include "cpu/kernels/util/common.hpp"
 #include "cpu/kernels/util/staging.hpp"
 #include "cpu/reduce.hpp"
