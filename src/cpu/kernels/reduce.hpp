@@ -13,7 +13,15 @@
 // a fixed lane structure, and the block results are merged in block order;
 // threads only decide who computes which block, so results are bitwise the
 // same for every thread count.
+//
+// Compile time: the folds (the vectorized inner loops) are compiled once per
+// compute type and kind of fold (5 sums; MIN/MAX/AMAX as one, times the
+// index and NaN options), 16-bit storage and strided runs are staged through
+// L1 (util/staging.hpp), and the drivers depend on the reducer's value and
+// index types only. Compiled per op x NaN option x indices x storage type,
+// the same code made this the most expensive unit of the build (47 s).
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/staging.hpp"
 #include "cpu/reduce.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -40,69 +48,101 @@ constexpr int64_t kMaxBlocks = 32;
 // than sharing each one's blocks.
 constexpr int64_t kOutputsPerThread = 4;
 
-// ADD, AVG, NORM1, NORM2, MUL, MUL_NO_ZEROS: a double accumulation of
-// map(a), finished once. The index is unused.
-template <anydnnReduceTensorOp_t Op>
+// The reducers: the folds' math, one per compute type (In) and kind of
+// fold. The op's variants that differ only in cheap per-element work (MIN,
+// MAX and AMAX; the NaN option; AVG's and NORM2's finish) are the reducer's
+// run-time state rather than template parameters: compiled once per op,
+// NaN option, index option and storage type, the same folds made this the
+// slowest unit of the build.
+
+// ADD, AVG (add), NORM1 (abs), NORM2 (square), MUL (product), MUL_NO_ZEROS
+// (product_nz): a double accumulation of map(a), finished once. The index is
+// unused.
+enum class SumKind { add, abs, square, product, product_nz };
+
+template <SumKind K, class InT>
 struct SumReducer {
+    using In = InT;
     using Value = double;
     using Index = int32_t;
     static constexpr bool kIndexed = false;
-    static constexpr bool kProduct = Op == ANYDNN_REDUCE_TENSOR_MUL || Op == ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    static constexpr bool kProduct = K == SumKind::product || K == SumKind::product_nz;
+    anydnnReduceTensorOp_t op;  // ADD or AVG for add: finish() only
 
-    static Value identity() { return kProduct ? 1.0 : 0.0; }
-    static Value map(double x) {
-        if constexpr (Op == ANYDNN_REDUCE_TENSOR_NORM1) return std::fabs(x);
-        else if constexpr (Op == ANYDNN_REDUCE_TENSOR_NORM2) return x * x;
-        else if constexpr (Op == ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS) return x == 0 ? 1.0 : x;
+    Value identity() const { return kProduct ? 1.0 : 0.0; }
+    Value map(In in) const {
+        const double x = in;
+        if constexpr (K == SumKind::abs) return std::fabs(x);
+        else if constexpr (K == SumKind::square) return x * x;
+        else if constexpr (K == SumKind::product_nz) return x == 0 ? 1.0 : x;
         else return x;
     }
-    static void merge(Value &v, Index &, Value x, Index) {
+    void merge(Value &v, Index &, Value x, Index) const {
         if constexpr (kProduct) v *= x;
         else v += x;
     }
-    static double finish(Value v, int64_t n) {
-        if constexpr (Op == ANYDNN_REDUCE_TENSOR_AVG) return v / static_cast<double>(n);
-        else if constexpr (Op == ANYDNN_REDUCE_TENSOR_NORM2) return std::sqrt(v);
+    double finish(Value v, int64_t n) const {
+        if constexpr (K == SumKind::square) return std::sqrt(v);
+        else if constexpr (K == SumKind::add) return op == ANYDNN_REDUCE_TENSOR_AVG ? v / static_cast<double>(n) : v;
         else return v;
     }
 };
 
-// MIN, MAX, AMAX (on |a|) in the storage type's compute type, which holds
-// every value exactly. A NaN wins (PropagateNan) or loses to any number, so an
-// all-NaN set gives NaN either way. With Indexed, ties go to the smaller
-// flattened index, which makes the merge order-independent: the kernels may
-// visit A in memory order (NHWC) and still report the first occurrence.
-template <anydnnReduceTensorOp_t Op, bool PropagateNan, bool Indexed, class C>
+// MIN, MAX, AMAX in the storage type's compute type C, which holds every
+// value exactly: all three are a MAX of map(a) = (a & abs) ^ neg on the bits
+// (AMAX: abs clears the sign; MIN: neg flips it, as min(a) = -max(-a)
+// exactly, signed zeros and ties included), finished by flipping back. A NaN
+// wins (propagate) or loses to any number, so an all-NaN set gives NaN
+// either way. With Indexed, ties go to the smaller flattened index, which
+// makes the merge order-independent: the kernels may visit A in memory order
+// (NHWC) and still report the first occurrence.
+template <class C, bool Indexed, bool Propagate>
 struct SelectReducer {
+    using In = C;
     using Value = C;
     using Index = std::conditional_t<sizeof(C) == 4, int32_t, int64_t>;  // the lane width of Value
+    using Bits = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
     static constexpr bool kIndexed = Indexed;
+    Bits abs, neg;
+    // The start of a lane, mapped: loses to every element (to a NaN too,
+    // through the index tie-break, as its index is the largest).
+    Value start;
 
-    // The start of a lane: loses to every element (to a NaN too, through the
-    // index tie-break, as its index is the largest).
-    static Value identity() {
-        if constexpr (!PropagateNan) return std::numeric_limits<C>::quiet_NaN();
-        else if constexpr (Op == ANYDNN_REDUCE_TENSOR_MIN) return std::numeric_limits<C>::infinity();
-        else return -std::numeric_limits<C>::infinity();
+    static SelectReducer make(anydnnReduceTensorOp_t op) {
+        constexpr Bits sign = Bits(1) << (8 * sizeof(C) - 1);
+        SelectReducer r{op == ANYDNN_REDUCE_TENSOR_AMAX ? Bits(~sign) : Bits(~Bits(0)),
+                        op == ANYDNN_REDUCE_TENSOR_MIN ? sign : Bits(0), 0};
+        const C id = !Propagate ? std::numeric_limits<C>::quiet_NaN()
+                     : op == ANYDNN_REDUCE_TENSOR_MIN ? std::numeric_limits<C>::infinity()
+                                                      : -std::numeric_limits<C>::infinity();
+        r.start = from_bits(bits(id) ^ r.neg);
+        return r;
     }
-    static Value map(C x) {
-        if constexpr (Op == ANYDNN_REDUCE_TENSOR_AMAX) return std::fabs(x);
-        else return x;
+    static Bits bits(C x) {
+        Bits u;
+        std::memcpy(&u, &x, sizeof u);
+        return u;
     }
-    static void merge(Value &v, Index &i, Value x, Index xi) {
+    static C from_bits(Bits u) {
+        C x;
+        std::memcpy(&x, &u, sizeof x);
+        return x;
+    }
+
+    Value identity() const { return start; }
+    Value map(C x) const { return from_bits((bits(x) & abs) ^ neg); }
+    void merge(Value &v, Index &i, Value x, Index xi) const {
         const bool x_nan = x != x, v_nan = v != v;
-        const bool ordered = Op == ANYDNN_REDUCE_TENSOR_MIN ? x < v : x > v;
-        const bool better = ordered || (PropagateNan ? (x_nan && !v_nan) : (v_nan && !x_nan));
-        bool take = better;
-        if constexpr (Indexed) take = better || ((x == v || (x_nan && v_nan)) && xi < i);
+        bool take = x > v || (Propagate ? (x_nan && !v_nan) : (v_nan && !x_nan));
+        if constexpr (Indexed) take = take || ((x == v || (x_nan && v_nan)) && xi < i);
         v = take ? x : v;
         if constexpr (Indexed) i = take ? xi : i;
     }
-    static double finish(Value v, int64_t) { return static_cast<double>(v); }
+    double finish(Value v, int64_t) const { return static_cast<double>(from_bits(bits(v) ^ neg)); }
 };
 
-template <class R>
-constexpr typename R::Index kNoIndex = std::numeric_limits<typename R::Index>::max();
+template <class I>
+constexpr I kNoIndex = std::numeric_limits<I>::max();
 
 // The blocks of a reduced set of n steps of `width` elements each; depends
 // on the problem only.
@@ -116,17 +156,23 @@ inline Blocks split_blocks(int64_t n, int64_t width) {
     return {size, (n + size - 1) / size};
 }
 
-// C = alpha * finish(v) + beta * C for w elements of C, element k at C
-// offset c_off + k * sc and indices position i_off + k * si.
-template <class R, class T>
-[[gnu::noinline]] void write_results(const ReduceArgs &a, int64_t c_off, int64_t sc, int64_t i_off, int64_t si,
-                                     int w, const typename R::Value *v, const typename R::Index *ix, int64_t n) {
-    T *c = static_cast<T *>(a.c) + c_off;
-    for (int k = 0; k < w; ++k) {
-        const double r = a.alpha * R::finish(v[k], n);
-        store(c + k * sc, a.beta == 0 ? r : r + a.beta * load<double>(c + k * sc));
-        if constexpr (R::kIndexed) a.indices[i_off + k * si] = static_cast<uint32_t>(ix[k]);
-    }
+// The storage type's part, out of line once per storage type: A's elements
+// in the reducer's compute type (staged_in: A itself where it already is
+// contiguous in it), and C's results written and blended from doubles.
+struct Storage {
+    bool direct;  // A holds the compute type: contiguous runs are folded in place
+    const void *(*stage)(const void *a, int64_t off, int64_t stride, int64_t n, void *buf);
+    void (*write)(void *c, int64_t off, int64_t stride, const double *r, int64_t n, double beta);
+};
+
+template <class In, class T>
+const void *stage_a(const void *a, int64_t off, int64_t stride, int64_t n, void *buf) {
+    return staged_in<In>(static_cast<const T *>(a) + off, stride, n, static_cast<In *>(buf));
+}
+
+template <class T>
+void write_c(void *c, int64_t off, int64_t stride, const double *r, int64_t n, double beta) {
+    staged_out(static_cast<T *>(c) + off, stride, r, n, beta, beta != 0, false);
 }
 
 // ---- folds: the vectorized inner loops, over float or double ---------------------------------------
@@ -135,28 +181,20 @@ template <class R, class T>
 // whole run or block, and inlining them into every driver multiplied the
 // code and the compile time several times over for nothing.
 //
-// Instantiated per reducer and In (float or double) only: f16 and bf16 data,
-// and strided data, are first widened into a small buffer (pack), so the
-// vector code exists once per compute type rather than once per storage type
-// and stride pattern.
+// Instantiated per reducer (a compute type and a kind of fold) only: f16 and
+// bf16 data, and strided data, are first widened into an L1 buffer
+// (Storage::stage), so the vector code exists once per compute type rather
+// than once per storage type and stride pattern.
 
-// Elements of one packed row segment, and rows of one packed column block.
-constexpr int64_t kPackElems = 512;
+// Rows of one staged column block.
 constexpr int64_t kPackRows = 16;
-
-template <class T, class In>
-inline void pack(const T *p, int64_t stride, int64_t n, In *out) {
-    if (stride == 1)
-        for (int64_t i = 0; i < n; ++i) out[i] = load<In>(p + i);
-    else
-        for (int64_t i = 0; i < n; ++i) out[i] = load<In>(p + i * stride);
-}
+static_assert(kStage % kRowLanes == 0, "a staged row segment must not cut the lanes");
 
 // Folds p[0, n) (flattened indices i0 + k * si) into the lanes: element k
 // goes to lane k % kRowLanes, whatever the run was cut into.
-template <class R, class In>
-[[gnu::noinline]] void fold_row(const In *p, int64_t n, typename R::Index i0, typename R::Index si,
-                                typename R::Value *lane_v, typename R::Index *lane_i) {
+template <class R>
+[[gnu::noinline]] void fold_row(const R red, const typename R::In *p, int64_t n, typename R::Index i0,
+                                typename R::Index si, typename R::Value *lane_v, typename R::Index *lane_i) {
     using V = typename R::Value;
     using I = typename R::Index;
     V v[kRowLanes];
@@ -168,11 +206,9 @@ template <class R, class In>
     int64_t k = 0;
     for (; k + kRowLanes <= n; k += kRowLanes) {
         const I ik = i0 + static_cast<I>(k) * si;
-        for (int j = 0; j < kRowLanes; ++j)
-            R::merge(v[j], ix[j], R::map(static_cast<V>(p[k + j])), ik + static_cast<I>(j) * si);
+        for (int j = 0; j < kRowLanes; ++j) red.merge(v[j], ix[j], red.map(p[k + j]), ik + static_cast<I>(j) * si);
     }
-    for (int j = 0; k + j < n; ++j)
-        R::merge(v[j], ix[j], R::map(static_cast<V>(p[k + j])), i0 + static_cast<I>(k + j) * si);
+    for (int j = 0; k + j < n; ++j) red.merge(v[j], ix[j], red.map(p[k + j]), i0 + static_cast<I>(k + j) * si);
     for (int j = 0; j < kRowLanes; ++j) {
         lane_v[j] = v[j];
         lane_i[j] = ix[j];
@@ -182,9 +218,9 @@ template <class R, class In>
 // Folds `rows` rows of p (row r at p + r * stride, index i0 + r * si) into one
 // accumulator per column. W: the column count when it is kColWidth (a
 // constant trip count, so the accumulators stay in registers), else 0 and w.
-template <class R, class In, int W>
-[[gnu::noinline]] void fold_columns(const In *p, int64_t rows, int64_t stride, typename R::Index i0,
-                                    typename R::Index si, int w, typename R::Value *col_v,
+template <class R, int W>
+[[gnu::noinline]] void fold_columns(const R red, const typename R::In *p, int64_t rows, int64_t stride,
+                                    typename R::Index i0, typename R::Index si, int w, typename R::Value *col_v,
                                     typename R::Index *col_i) {
     using V = typename R::Value;
     using I = typename R::Index;
@@ -197,9 +233,9 @@ template <class R, class In, int W>
         ix[k] = col_i[k];
     }
     for (int64_t r = 0; r < rows; ++r) {
-        const In *row = p + r * stride;
+        const typename R::In *row = p + r * stride;
         const I ir = i0 + static_cast<I>(r) * si;
-        for (int k = 0; k < cols; ++k) R::merge(v[k], ix[k], R::map(static_cast<V>(row[k])), ir);
+        for (int k = 0; k < cols; ++k) red.merge(v[k], ix[k], red.map(row[k]), ir);
     }
     for (int k = 0; k < cols; ++k) {
         col_v[k] = v[k];
@@ -207,95 +243,118 @@ template <class R, class In, int W>
     }
 }
 
-template <class R, class In>
-inline void fold_columns_any(const In *p, int64_t rows, int64_t stride, typename R::Index i0, typename R::Index si,
-                             int w, typename R::Value *v, typename R::Index *i) {
-    if (w == kColWidth) fold_columns<R, In, kColWidth>(p, rows, stride, i0, si, w, v, i);
-    else fold_columns<R, In, 0>(p, rows, stride, i0, si, w, v, i);
+template <class R>
+inline void fold_columns_any(const R &red, const typename R::In *p, int64_t rows, int64_t stride,
+                             typename R::Index i0, typename R::Index si, int w, typename R::Value *v,
+                             typename R::Index *i) {
+    if (w == kColWidth) fold_columns<R, kColWidth>(red, p, rows, stride, i0, si, w, v, i);
+    else fold_columns<R, 0>(red, p, rows, stride, i0, si, w, v, i);
 }
 
 template <class R>
-inline void start_lanes(typename R::Value *v, typename R::Index *i, int n) {
+inline void start_lanes(const R &red, typename R::Value *v, typename R::Index *i, int n) {
     for (int k = 0; k < n; ++k) {
-        v[k] = R::identity();
-        i[k] = kNoIndex<R>;
+        v[k] = red.identity();
+        i[k] = kNoIndex<typename R::Index>;
     }
+}
+
+// A reducer's pieces, out of line once per reducer, for the drivers, which
+// depend on its Value and Index types only (instantiated 3 times, not once
+// per reducer).
+template <class V, class I>
+struct Reduction {
+    const void *reducer;
+    V identity;
+    bool indexed;
+    void (*row_block)(const void *, const Storage &, const void *, int64_t, const StridedLoop &, int64_t, int64_t,
+                      V &, I &);
+    void (*column_block)(const void *, const Storage &, const void *, int64_t, const StridedLoop &, int64_t, int64_t,
+                         int, V *, I *);
+    void (*merge)(const void *, int, V *, I *, const V *, const I *);
+    void (*finish)(const void *, int, const V *, int64_t, double, double *);
+};
+
+template <class V, class I>
+inline void start_results(const Reduction<V, I> &f, V *v, I *i, int n) {
+    for (int k = 0; k < n; ++k) {
+        v[k] = f.identity;
+        i[k] = kNoIndex<I>;
+    }
+}
+
+// C = alpha * finish(v) + beta * C for w elements of C, element k at C
+// offset c_off + k * sc and indices position i_off + k * si.
+template <class V, class I>
+void write_results(const ReduceArgs &a, const Reduction<V, I> &f, const Storage &st, int64_t c_off, int64_t sc,
+                   int64_t i_off, int64_t si, int w, const V *v, const I *ix, int64_t n) {
+    double r[kColWidth];
+    f.finish(f.reducer, w, v, n, a.alpha, r);
+    st.write(a.c, c_off, sc, r, w, a.beta);
+    if (f.indexed)
+        for (int k = 0; k < w; ++k) a.indices[i_off + k * si] = static_cast<uint32_t>(ix[k]);
 }
 
 // ---- rows: one element of C at a time, its reduced set walked run by run --------------------------
 
 // Folds the steps [begin, end) of the reduced loop L, relative to A offset
 // a_off, into (v, i): kRowLanes interleaved lanes, then the lanes pairwise.
-template <class R, class T>
-[[gnu::noinline]] void row_block(const void *a_base, int64_t a_off, const StridedLoop &L, int64_t begin,
-                                 int64_t end, typename R::Value &v_out, typename R::Index &i_out) {
+template <class R>
+void row_block(const void *reducer, const Storage &st, const void *a, int64_t a_off, const StridedLoop &L,
+               int64_t begin, int64_t end, typename R::Value &v_out, typename R::Index &i_out) {
     using V = typename R::Value;
     using I = typename R::Index;
-    using In = compute_t<T>;
-    const T *a = static_cast<const T *>(a_base) + a_off;
+    using In = typename R::In;
+    const R &red = *static_cast<const R *>(reducer);
     V v[kRowLanes];
     I ix[kRowLanes];
-    start_lanes<R>(v, ix, kRowLanes);
+    start_lanes(red, v, ix, kRowLanes);
     const int64_t sa = L.inner_stride(0);
     const I si = static_cast<I>(L.inner_stride(1));
     for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
-        const T *p = a + off[0];
+        const int64_t p = a_off + off[0];
         const I i0 = static_cast<I>(off[1]);
-        if constexpr (std::is_same_v<T, In>) {
-            if (sa == 1) {
-                fold_row<R, In>(p, n, i0, si, v, ix);
-                return;
-            }
+        if (st.direct && sa == 1) {
+            fold_row(red, static_cast<const In *>(a) + p, n, i0, si, v, ix);
+            return;
         }
-        In buf[kPackElems];  // a multiple of kRowLanes: the lanes see the run uncut
-        for (int64_t k = 0; k < n; k += kPackElems) {
-            const int64_t len = imin_(kPackElems, n - k);
-            pack(p + k * sa, sa, len, buf);
-            fold_row<R, In>(buf, len, i0 + static_cast<I>(k) * si, si, v, ix);
+        alignas(64) In buf[kStage];
+        for (int64_t k = 0; k < n; k += kStage) {
+            const int64_t len = imin_(kStage, n - k);
+            const In *q = static_cast<const In *>(st.stage(a, p + k * sa, sa, len, buf));
+            fold_row(red, q, len, i0 + static_cast<I>(k) * si, si, v, ix);
         }
     });
     for (int w = kRowLanes / 2; w > 0; w /= 2)
-        for (int j = 0; j < w; ++j) R::merge(v[j], ix[j], v[j + w], ix[j + w]);
+        for (int j = 0; j < w; ++j) red.merge(v[j], ix[j], v[j + w], ix[j + w]);
     v_out = v[0];
     i_out = ix[0];
 }
 
-// The storage-type-specific pieces of a driver; the drivers themselves are
-// instantiated per reducer only.
-template <class R>
-struct TypedFns {
-    using V = typename R::Value;
-    using I = typename R::Index;
-    void (*row_block)(const void *, int64_t, const StridedLoop &, int64_t, int64_t, V &, I &);
-    void (*column_block)(const void *, int64_t, const StridedLoop &, int64_t, int64_t, int, V *, I *);
-    void (*write)(const ReduceArgs &, int64_t, int64_t, int64_t, int64_t, int, const V *, const I *, int64_t);
-};
-
-template <class R>
-void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const TypedFns<R> &fns) {
-    using V = typename R::Value;
-    using I = typename R::Index;
+template <class V, class I>
+void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const Reduction<V, I> &f, const Storage &st) {
     const StridedLoop &K = a.kept, &L = a.reduced;
     const int64_t m = K.total(), n = L.total();
     const Blocks B = split_blocks(n, 1);
     const int64_t ska = K.inner_stride(0), skc = K.inner_stride(1), ski = K.inner_stride(2);
     auto block = [&](int64_t a_off, int64_t b, V &v, I &i) {
-        fns.row_block(a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), v, i);
+        f.row_block(f.reducer, st, a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), v, i);
     };
     if (B.count == 1 || m >= kOutputsPerThread * ctx.threads) {
         const int64_t grain = imin_(m, 1 + kElementwiseGrain / n);
         parallel_ranges(ctx, m, grain, [&](int64_t begin, int64_t end) {
             for_each_run(K, begin, end, [&](const int64_t *off, int64_t len) {
                 for (int64_t e = 0; e < len; ++e) {
-                    V v = R::identity();
-                    I i = kNoIndex<R>;
+                    V v;
+                    I i;
+                    start_results(f, &v, &i, 1);
                     for (int64_t b = 0; b < B.count; ++b) {
                         V bv;
                         I bi;
                         block(off[0] + e * ska, b, bv, bi);
-                        R::merge(v, i, bv, bi);
+                        f.merge(f.reducer, 1, &v, &i, &bv, &bi);
                     }
-                    fns.write(a, off[1] + e * skc, 0, off[2] + e * ski, 0, 1, &v, &i, n);
+                    write_results(a, f, st, off[1] + e * skc, 0, off[2] + e * ski, 0, 1, &v, &i, n);
                 }
             });
         });
@@ -312,10 +371,11 @@ void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const TypedFns<R> 
             parallel_ranges(ctx, B.count, 1, [&](int64_t b0, int64_t b1) {
                 for (int64_t b = b0; b < b1; ++b) block(off[0], b, pv[b], pi[b]);
             });
-            V v = R::identity();
-            I i = kNoIndex<R>;
-            for (int64_t b = 0; b < B.count; ++b) R::merge(v, i, pv[b], pi[b]);
-            fns.write(a, off[1], 0, off[2], 0, 1, &v, &i, n);
+            V v;
+            I i;
+            start_results(f, &v, &i, 1);
+            for (int64_t b = 0; b < B.count; ++b) f.merge(f.reducer, 1, &v, &i, &pv[b], &pi[b]);
+            write_results(a, f, st, off[1], 0, off[2], 0, 1, &v, &i, n);
         });
     }
 }
@@ -324,30 +384,30 @@ void rows_driver(const ExecContext &ctx, const ReduceArgs &a, const TypedFns<R> 
 
 // Folds the steps [begin, end) of the reduced loop L into one accumulator per
 // column: column k of step s is A[a_off + off(s) + k], k < w.
-template <class R, class T>
-[[gnu::noinline]] void column_block(const void *a_base, int64_t a_off, const StridedLoop &L, int64_t begin,
-                                    int64_t end, int w, typename R::Value *v_out, typename R::Index *i_out) {
+template <class R>
+void column_block(const void *reducer, const Storage &st, const void *a, int64_t a_off, const StridedLoop &L,
+                  int64_t begin, int64_t end, int w, typename R::Value *v_out, typename R::Index *i_out) {
     using V = typename R::Value;
     using I = typename R::Index;
-    using In = compute_t<T>;
-    const T *a = static_cast<const T *>(a_base) + a_off;
+    using In = typename R::In;
+    const R &red = *static_cast<const R *>(reducer);
     V v[kColWidth];
     I ix[kColWidth];
-    start_lanes<R>(v, ix, w);
+    start_lanes(red, v, ix, w);
     const int64_t sa = L.inner_stride(0);
     const I si = static_cast<I>(L.inner_stride(1));
     for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
-        const T *p = a + off[0];
+        const int64_t p = a_off + off[0];
         const I i0 = static_cast<I>(off[1]);
-        if constexpr (std::is_same_v<T, In>) {
-            fold_columns_any<R, In>(p, n, sa, i0, si, w, v, ix);
-        } else {
-            In buf[kPackRows * kColWidth];
-            for (int64_t r0 = 0; r0 < n; r0 += kPackRows) {
-                const int64_t rows = imin_(kPackRows, n - r0);
-                for (int64_t r = 0; r < rows; ++r) pack(p + (r0 + r) * sa, 1, w, buf + r * kColWidth);
-                fold_columns_any<R, In>(buf, rows, kColWidth, i0 + static_cast<I>(r0) * si, si, w, v, ix);
-            }
+        if (st.direct) {
+            fold_columns_any(red, static_cast<const In *>(a) + p, n, sa, i0, si, w, v, ix);
+            return;
+        }
+        alignas(64) In buf[kPackRows * kColWidth];
+        for (int64_t r0 = 0; r0 < n; r0 += kPackRows) {
+            const int64_t rows = imin_(kPackRows, n - r0);
+            for (int64_t r = 0; r < rows; ++r) st.stage(a, p + (r0 + r) * sa, 1, w, buf + r * kColWidth);
+            fold_columns_any(red, buf, rows, kColWidth, i0 + static_cast<I>(r0) * si, si, w, v, ix);
         }
     });
     for (int k = 0; k < w; ++k) {
@@ -358,22 +418,28 @@ template <class R, class T>
 
 // Merges w block results (bv, bi) into (v, i).
 template <class R>
-[[gnu::noinline]] void merge_columns(int w, typename R::Value *v, typename R::Index *i,
-                                     const typename R::Value *bv, const typename R::Index *bi) {
-    for (int k = 0; k < w; ++k) R::merge(v[k], i[k], bv[k], bi[k]);
+void merge_results(const void *reducer, int w, typename R::Value *v, typename R::Index *i,
+                   const typename R::Value *bv, const typename R::Index *bi) {
+    const R &red = *static_cast<const R *>(reducer);
+    for (int k = 0; k < w; ++k) red.merge(v[k], i[k], bv[k], bi[k]);
 }
 
+// r = alpha * finish(v) for w results of n elements each.
 template <class R>
-void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const TypedFns<R> &fns) {
-    using V = typename R::Value;
-    using I = typename R::Index;
+void finish_results(const void *reducer, int w, const typename R::Value *v, int64_t n, double alpha, double *r) {
+    const R &red = *static_cast<const R *>(reducer);
+    for (int k = 0; k < w; ++k) r[k] = alpha * red.finish(v[k], n);
+}
+
+template <class V, class I>
+void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const Reduction<V, I> &f, const Storage &st) {
     const StridedLoop &K = a.kept, &L = a.reduced;
     const int64_t cols = K.inner(), rows = K.total() / cols, n = L.total();
     const int64_t chunks = (cols + kColWidth - 1) / kColWidth, items = rows * chunks;
     const Blocks B = split_blocks(n, imin_(cols, kColWidth));
     const int64_t skc = K.inner_stride(1), ski = K.inner_stride(2);
     auto block = [&](int64_t a_off, int w, int64_t b, V *v, I *i) {
-        fns.column_block(a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), w, v, i);
+        f.column_block(f.reducer, st, a.a, a_off, L, b * B.size, imin_(n, (b + 1) * B.size), w, v, i);
     };
     // Item t: chunk t % chunks of kept row t / chunks; off = its first element's offsets.
     auto with_item = [&](int64_t t, auto &&fn) {
@@ -388,12 +454,12 @@ void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const TypedFns<
                 with_item(t, [&](const int64_t *off, int w) {
                     V v[kColWidth], bv[kColWidth];
                     I i[kColWidth], bi[kColWidth];
-                    start_lanes<R>(v, i, w);
+                    start_results(f, v, i, w);
                     for (int64_t b = 0; b < B.count; ++b) {
                         block(off[0], w, b, bv, bi);
-                        merge_columns<R>(w, v, i, bv, bi);
+                        f.merge(f.reducer, w, v, i, bv, bi);
                     }
-                    fns.write(a, off[1], skc, off[2], ski, w, v, i, n);
+                    write_results(a, f, st, off[1], skc, off[2], ski, w, v, i, n);
                 });
         });
         return;
@@ -406,64 +472,68 @@ void columns_driver(const ExecContext &ctx, const ReduceArgs &a, const TypedFns<
             parallel_ranges(ctx, B.count, 1, [&](int64_t b0, int64_t b1) {
                 for (int64_t b = b0; b < b1; ++b) block(off[0], w, b, pv[b], pi[b]);
             });
-            start_lanes<R>(v, i, w);
-            for (int64_t b = 0; b < B.count; ++b) merge_columns<R>(w, v, i, pv[b], pi[b]);
-            fns.write(a, off[1], skc, off[2], ski, w, v, i, n);
+            start_results(f, v, i, w);
+            for (int64_t b = 0; b < B.count; ++b) f.merge(f.reducer, w, v, i, pv[b], pi[b]);
+            write_results(a, f, st, off[1], skc, off[2], ski, w, v, i, n);
         });
 }
 
 // ---- dispatch ---------------------------------------------------------------------------------
 
-// Calls fn(TypeTag<R>{}) with the reducer of a's op, NaN option and indices
-// for storage type T.
-template <class T, class Fn>
+// Calls fn(reducer) with the reducer of a's op, NaN option and indices for
+// compute type In.
+template <class In, class Fn>
 void visit_reducer(const ReduceArgs &a, Fn &&fn) {
-    using C = compute_t<T>;
-    auto select = [&](auto op) {
-        constexpr anydnnReduceTensorOp_t Op = decltype(op)::value;
-        const bool indexed = a.indices != nullptr;
-        if (a.propagate_nan) {
-            if (indexed) fn(TypeTag<SelectReducer<Op, true, true, C>>{});
-            else fn(TypeTag<SelectReducer<Op, true, false, C>>{});
-        } else {
-            if (indexed) fn(TypeTag<SelectReducer<Op, false, true, C>>{});
-            else fn(TypeTag<SelectReducer<Op, false, false, C>>{});
-        }
-    };
-    using Min = std::integral_constant<anydnnReduceTensorOp_t, ANYDNN_REDUCE_TENSOR_MIN>;
-    using Max = std::integral_constant<anydnnReduceTensorOp_t, ANYDNN_REDUCE_TENSOR_MAX>;
-    using Amax = std::integral_constant<anydnnReduceTensorOp_t, ANYDNN_REDUCE_TENSOR_AMAX>;
     switch (a.op) {
-    case ANYDNN_REDUCE_TENSOR_ADD: fn(TypeTag<SumReducer<ANYDNN_REDUCE_TENSOR_ADD>>{}); break;
-    case ANYDNN_REDUCE_TENSOR_MUL: fn(TypeTag<SumReducer<ANYDNN_REDUCE_TENSOR_MUL>>{}); break;
-    case ANYDNN_REDUCE_TENSOR_AVG: fn(TypeTag<SumReducer<ANYDNN_REDUCE_TENSOR_AVG>>{}); break;
-    case ANYDNN_REDUCE_TENSOR_NORM1: fn(TypeTag<SumReducer<ANYDNN_REDUCE_TENSOR_NORM1>>{}); break;
-    case ANYDNN_REDUCE_TENSOR_NORM2: fn(TypeTag<SumReducer<ANYDNN_REDUCE_TENSOR_NORM2>>{}); break;
-    case ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS: fn(TypeTag<SumReducer<ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS>>{}); break;
-    case ANYDNN_REDUCE_TENSOR_MIN: select(Min{}); break;
-    case ANYDNN_REDUCE_TENSOR_MAX: select(Max{}); break;
-    case ANYDNN_REDUCE_TENSOR_AMAX: select(Amax{}); break;
+    case ANYDNN_REDUCE_TENSOR_ADD:
+    case ANYDNN_REDUCE_TENSOR_AVG: fn(SumReducer<SumKind::add, In>{a.op}); break;
+    case ANYDNN_REDUCE_TENSOR_NORM1: fn(SumReducer<SumKind::abs, In>{a.op}); break;
+    case ANYDNN_REDUCE_TENSOR_NORM2: fn(SumReducer<SumKind::square, In>{a.op}); break;
+    case ANYDNN_REDUCE_TENSOR_MUL: fn(SumReducer<SumKind::product, In>{a.op}); break;
+    case ANYDNN_REDUCE_TENSOR_MUL_NO_ZEROS: fn(SumReducer<SumKind::product_nz, In>{a.op}); break;
+    case ANYDNN_REDUCE_TENSOR_MIN:
+    case ANYDNN_REDUCE_TENSOR_MAX:
+    case ANYDNN_REDUCE_TENSOR_AMAX:
+        // The NaN option stays a template parameter: at run time it cost
+        // the in-cache folds a third of their speed.
+        if (a.indices) {
+            if (a.propagate_nan) fn(SelectReducer<In, true, true>::make(a.op));
+            else fn(SelectReducer<In, true, false>::make(a.op));
+        } else {
+            if (a.propagate_nan) fn(SelectReducer<In, false, true>::make(a.op));
+            else fn(SelectReducer<In, false, false>::make(a.op));
+        }
+        break;
     }
 }
 
-// Calls driver(TypedFns<R>) for a's data type and reducer.
+// Calls driver(reduction, storage) for a's data type and reducer.
 template <class Driver>
 void dispatch(const ReduceArgs &a, Driver &&driver) {
+    auto with = [&](const Storage &st, auto in_tag) {
+        using In = typename decltype(in_tag)::type;
+        visit_reducer<In>(a, [&](const auto &red) {
+            using R = std::remove_cvref_t<decltype(red)>;
+            using V = typename R::Value;
+            using I = typename R::Index;
+            driver(Reduction<V, I>{&red, red.identity(), R::kIndexed, row_block<R>, column_block<R>,
+                                   merge_results<R>, finish_results<R>},
+                   st);
+        });
+    };
     visit_float_dtype(a.dt, [&](auto ttag) {
         using T = typename decltype(ttag)::type;
-        visit_reducer<T>(a, [&](auto rtag) {
-            using R = typename decltype(rtag)::type;
-            driver(TypedFns<R>{row_block<R, T>, column_block<R, T>, write_results<R, T>});
-        });
+        using In = compute_t<T>;
+        with(Storage{std::is_same_v<T, In>, stage_a<In, T>, write_c<T>}, TypeTag<In>{});
     });
 }
 
 void rows(const ExecContext &ctx, const ReduceArgs &a) {
-    dispatch(a, [&](const auto &fns) { rows_driver(ctx, a, fns); });
+    dispatch(a, [&](const auto &f, const Storage &st) { rows_driver(ctx, a, f, st); });
 }
 
 void columns(const ExecContext &ctx, const ReduceArgs &a) {
-    dispatch(a, [&](const auto &fns) { columns_driver(ctx, a, fns); });
+    dispatch(a, [&](const auto &f, const Storage &st) { columns_driver(ctx, a, f, st); });
 }
 
 }  // namespace
