@@ -188,7 +188,10 @@ template <class T, class C>
 inline void store_results(T *yp, int64_t sy, const C *r, int64_t nb, C beta, bool blend) {
     if constexpr (std::is_same_v<T, C>) {
         if (!blend) {
-            for (int64_t l = 0; l < nb; ++l) yp[l * sy] = r[l];
+            if (sy == 1)  // a whole-vector copy (NHWC's flushes); strided, scalar stores
+                for (int64_t l = 0; l < nb; ++l) yp[l] = r[l];
+            else
+                for (int64_t l = 0; l < nb; ++l) yp[l * sy] = r[l];
             return;
         }
     }
