@@ -18,7 +18,20 @@
 // skipped, and a window of NaNs only gives NaN). The backward pass finds the
 // max with it too, then gives the gradient to the first tap in scan order
 // equal to it (the first NaN for a NaN max).
+//
+// Compile time: the window math (the reductions over a window's taps, the
+// backward's gradient placement) is compiled once per mode (MAX, MAX with
+// PROPAGATE_NAN, AVG: the mode is the inner loop's body) and compute type,
+// on operands of the compute type with unit lane stride, and kept out of
+// line. The drivers around it depend on the storage type only; 16-bit
+// storage and strided lanes are staged through L1 buffers (util/staging.hpp),
+// one window (or window row) at a time, and beta-blending is a run-time
+// flag. Compiled into every mode x storage type x layout case, the same math
+// made this unit 38 s of compile time for AVX-512.
+#include <vector>
+
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/staging.hpp"
 #include "cpu/pooling.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -81,150 +94,239 @@ struct Reduce {
     }
 };
 
-// Writes lane l's result r (already scaled) to yp[l * sy], blended with y.
-template <class T, class C>
-inline void store_lanes(T *yp, int64_t sy, const C *r, int64_t nb, C beta, bool blend) {
-    if (blend)
-        for (int64_t l = 0; l < nb; ++l) store(yp + l * sy, r[l] + beta * load<C>(yp + l * sy));
-    else
-        for (int64_t l = 0; l < nb; ++l) store(yp + l * sy, r[l]);
-}
+// The window math of the forward pass, once per mode and compute type.
+// Channel lanes: acc[l] (l < nb) reduces x[id * sd + ih * sh + iw * sw + l]
+// over the nd x nh x nw taps, from the start value when init (else it goes
+// on from acc: a window staged a chunk at a time).
+template <class C>
+using ChannelsMath = void (*)(C *acc, const C *x, int64_t nb, int64_t nd, int64_t sd, int64_t nh, int64_t sh,
+                              int64_t nw, int64_t sw, bool init);
 
-// Items: (n, od, oh); every output pixel of the row, channels in blocks of
-// kLanes, whose loops have a constant trip count (whole vectors, no
-// remainder code per tap); a last partial block takes forward_channels_block
-// with Fixed = 0 (a run-time count).
-template <class R, bool Unit, int64_t Fixed, class T, class C>
-inline void forward_channels_block(const T *x, const int64_t *xs, int64_t sxc, int64_t base, const TapRange &td,
-                                   const TapRange &th, const TapRange &tw, int64_t nb_run, C *__restrict acc) {
-    const int64_t nb = Fixed ? Fixed : nb_run, sc = Unit ? 1 : sxc;
-    ANYDNN_LANE_LOOP
-    for (int64_t l = 0; l < nb; ++l) acc[l] = R::template start<C>();
-    for (int64_t id = td.lo; id < td.hi; ++id)
-        for (int64_t ih = th.lo; ih < th.hi; ++ih)
-            for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
-                const T *xp = x + base + id * xs[2] + ih * xs[3] + iw * xs[4];
+// Fixed: the lane count as a constant (whole vectors per tap, no remainder
+// code), or 0 (a run-time count: a last partial block).
+template <class R, int64_t Fixed, class C>
+inline void channels_body(C *__restrict acc, const C *x, int64_t nb_run, int64_t nd, int64_t sd, int64_t nh,
+                          int64_t sh, int64_t nw, int64_t sw, bool init) {
+    const int64_t nb = Fixed ? Fixed : nb_run;
+    if (init) {
+        ANYDNN_LANE_LOOP
+        for (int64_t l = 0; l < nb; ++l) acc[l] = R::template start<C>();
+    }
+    for (int64_t id = 0; id < nd; ++id)
+        for (int64_t ih = 0; ih < nh; ++ih)
+            for (int64_t iw = 0; iw < nw; ++iw) {
+                const C *xp = x + id * sd + ih * sh + iw * sw;
                 ANYDNN_LANE_LOOP
-                for (int64_t l = 0; l < nb; ++l) acc[l] = R::step(acc[l], load<C>(xp + l * sc));
+                for (int64_t l = 0; l < nb; ++l) acc[l] = R::step(acc[l], xp[l]);
             }
 }
 
-template <class R, bool Unit, class T, class C>
-void forward_channels(const PoolingForwardArgs &a, int64_t begin, int64_t end) {
+template <class R, class C>
+[[gnu::noinline]] void channels_math(C *acc, const C *x, int64_t nb, int64_t nd, int64_t sd, int64_t nh, int64_t sh,
+                                     int64_t nw, int64_t sw, bool init) {
+    if (nb == kLanes) channels_body<R, kLanes>(acc, x, nb, nd, sd, nh, sh, nw, sw, init);
+    else channels_body<R, 0>(acc, x, nb, nd, sd, nh, sh, nw, sw, init);
+}
+
+// Row lanes: acc[l] (l < nb) reduces, over the nd x nh rows xr + id * sd +
+// ih * sh (contiguous, W columns) and the taps kw < nk, the column first +
+// kw + l * step of each, those inside [0, W) only.
+template <class C>
+using RowsMath = void (*)(C *acc, const C *xr, int64_t nd, int64_t sd, int64_t nh, int64_t sh, int64_t first,
+                          int64_t step, int64_t nk, int64_t W, int64_t nb, bool init);
+
+// Step: the step as a constant (1 or 2: pooling stride 1 or 2, which GCC
+// loads with whole vectors and permutes), or 0 (run time: gathers).
+template <class R, int64_t Step, class C>
+inline void rows_body(C *__restrict acc, const C *xr, int64_t nd, int64_t sd, int64_t nh, int64_t sh, int64_t first0,
+                      int64_t step_run, int64_t nk, int64_t W, int64_t nb) {
+    const int64_t sw = Step ? Step : step_run;
+    for (int64_t id = 0; id < nd; ++id)
+        for (int64_t ih = 0; ih < nh; ++ih) {
+            const C *row = xr + id * sd + ih * sh;
+            for (int64_t kw = 0; kw < nk; ++kw) {
+                // Lane l reads column first + l * sw; keep those inside [0, W).
+                const int64_t first = first0 + kw;
+                const int64_t l_lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+                const int64_t l_hi = first > W - 1 ? 0 : imin_(nb, (W - 1 - first) / sw + 1);
+                if (l_lo >= l_hi) continue;
+                const C *xp = row + first + l_lo * sw;
+                C *ap = acc + l_lo;
+                for (int64_t l = 0; l < l_hi - l_lo; ++l) ap[l] = R::step(ap[l], xp[l * sw]);
+            }
+        }
+}
+
+template <class R, class C>
+[[gnu::noinline]] void rows_math(C *acc, const C *xr, int64_t nd, int64_t sd, int64_t nh, int64_t sh, int64_t first,
+                                 int64_t step, int64_t nk, int64_t W, int64_t nb, bool init) {
+    C a[kLanes];
+    for (int64_t l = 0; l < nb; ++l) a[l] = init ? R::template start<C>() : acc[l];
+    if (step == 1) rows_body<R, 1>(a, xr, nd, sd, nh, sh, first, step, nk, W, nb);
+    else if (step == 2) rows_body<R, 2>(a, xr, nd, sd, nh, sh, first, step, nk, W, nb);
+    else rows_body<R, 0>(a, xr, nd, sd, nh, sh, first, step, nk, W, nb);
+    for (int64_t l = 0; l < nb; ++l) acc[l] = a[l];
+}
+
+// The nb lanes of p (stride s) in the compute type: p itself when they are
+// contiguous C. Strided C (NCHW's channel lanes of a global pooling) is
+// gathered inline, rather than with a call per window tap.
+template <class C, class T>
+inline const C *lanes_in(const T *p, int64_t s, int64_t nb, C *buf) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (s == 1) return p;
+        for (int64_t l = 0; l < nb; ++l) buf[l] = p[l * s];
+        return buf;
+    } else {
+        return staged_in(p, s, nb, buf);
+    }
+}
+
+// Writes the nb results r (already scaled) to yp (stride sy), blended with y;
+// inline for C without blending, as lanes_in.
+template <class T, class C>
+inline void store_results(T *yp, int64_t sy, const C *r, int64_t nb, C beta, bool blend) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (!blend) {
+            if (sy == 1)  // a whole-vector copy (NHWC's flushes); strided, scalar stores
+                for (int64_t l = 0; l < nb; ++l) yp[l] = r[l];
+            else
+                for (int64_t l = 0; l < nb; ++l) yp[l * sy] = r[l];
+            return;
+        }
+    }
+    staged_out(yp, sy, r, nb, beta, blend, false);
+}
+
+// Items: (n, od, oh); every output pixel of the row, channels in blocks of
+// kLanes. x is read in place when it holds C with unit channel stride, else
+// staged a chunk of taps of one window row at a time.
+template <class T, class C>
+void forward_channels(const PoolingForwardArgs &a, ChannelsMath<C> math, int64_t begin, int64_t end) {
     const ops::PoolGeometry &g = a.g;
     const int64_t *xs = a.xs.s, *ys = a.ys.s;
-    const int64_t sxc = Unit ? 1 : xs[1], syc = Unit ? 1 : ys[1];
+    const int64_t sxc = xs[1], syc = ys[1];
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0, exclude = g.kind == PoolKind::avg_exclude_padding;
-    const bool is_max = g.kind == PoolKind::max;
+    const bool is_max = g.kind == PoolKind::max, direct = std::is_same_v<T, C> && sxc == 1;
+    constexpr int64_t kChunk = kStage / kLanes;  // staged taps per math call
     for (int64_t item = begin; item < end; ++item) {
         const int64_t oh = item % g.out[1], od = item / g.out[1] % g.out[0], n = item / (g.out[1] * g.out[0]);
         const TapRange td = taps(g, 0, od), th = taps(g, 1, oh);
         for (int64_t ow = 0; ow < g.out[2]; ++ow) {
             const TapRange tw = taps(g, 2, ow);
-            const int64_t count =
-                exclude ? (td.hi - td.lo) * (th.hi - th.lo) * (tw.hi - tw.lo) : g.window_size();
-            const C scale = is_max ? alpha : alpha / static_cast<C>(count);
+            const int64_t nd = td.hi - td.lo, nh = th.hi - th.lo, nw = tw.hi - tw.lo;
+            const C scale = is_max ? alpha : alpha / static_cast<C>(exclude ? nd * nh * nw : g.window_size());
             for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
                 const int64_t nb = imin_(kLanes, g.c - c0);
-                C acc[kLanes];
-                const int64_t base = n * xs[0] + c0 * sxc;
-                if (nb == kLanes) forward_channels_block<R, Unit, kLanes>(x, xs, sxc, base, td, th, tw, nb, acc);
-                else forward_channels_block<R, Unit, 0>(x, xs, sxc, base, td, th, tw, nb, acc);
+                alignas(64) C acc[kLanes];
+                const T *xw = x + n * xs[0] + c0 * sxc + td.lo * xs[2] + th.lo * xs[3] + tw.lo * xs[4];
+                if (direct) {
+                    math(acc, reinterpret_cast<const C *>(xw), nb, nd, xs[2], nh, xs[3], nw, xs[4], true);
+                } else {
+                    bool init = true;
+                    for (int64_t id = 0; id < nd; ++id)
+                        for (int64_t ih = 0; ih < nh; ++ih)
+                            for (int64_t iw0 = 0; iw0 < nw; iw0 += kChunk) {
+                                alignas(64) C buf[kStage];
+                                const int64_t k = imin_(kChunk, nw - iw0);
+                                for (int64_t t = 0; t < k; ++t)
+                                    lanes_in(xw + id * xs[2] + ih * xs[3] + (iw0 + t) * xs[4], sxc, nb, buf + t * nb);
+                                math(acc, buf, nb, 1, 0, 1, 0, k, nb, init);
+                                init = false;
+                            }
+                    if (init) math(acc, acc, nb, 0, 0, 0, 0, 0, 0, true);  // no taps: the start value
+                }
                 for (int64_t l = 0; l < nb; ++l) acc[l] *= scale;
-                store_lanes(y + n * ys[0] + c0 * syc + od * ys[2] + oh * ys[3] + ow * ys[4], syc, acc, nb, beta,
-                            blend);
+                store_results(y + n * ys[0] + c0 * syc + od * ys[2] + oh * ys[3] + ow * ys[4], syc, acc, nb, beta,
+                              blend);
             }
         }
     }
 }
 
-// Items: (n, c, od, oh); the output row in blocks of kLanes pixels. Step:
-// the distance in x between neighbouring lanes as a constant (1 or 2: x's
-// rows contiguous, pooling stride 1 or 2, which GCC loads with whole vectors
-// and permutes), or 0 (run time: gathers).
-template <class R, int64_t Step, class T, class C>
-void forward_rows(const PoolingForwardArgs &a, int64_t begin, int64_t end) {
+// Items: (n, c, od, oh); the output row in blocks of kLanes pixels. x's rows
+// are read in place when they are contiguous C, else the columns a block
+// reads are staged one row at a time.
+template <class T, class C>
+void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, int64_t end) {
     const ops::PoolGeometry &g = a.g;
     const int64_t *xs = a.xs.s, *ys = a.ys.s;
-    const int64_t sw = Step ? Step : g.stride[2], sxw = Step ? 1 : xs[4];
+    const int64_t sw = g.stride[2], W = g.in[2];
     const T *x = static_cast<const T *>(a.x);
     T *y = static_cast<T *>(a.y);
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0, exclude = g.kind == PoolKind::avg_exclude_padding;
-    const bool is_max = g.kind == PoolKind::max;
-    const int64_t W = g.in[2];
+    const bool is_max = g.kind == PoolKind::max, direct = std::is_same_v<T, C> && xs[4] == 1;
+    // The columns of one block: (kLanes - 1) strides and a window.
+    std::vector<C> buf(direct ? 0 : imin_(W, (kLanes - 1) * sw + g.window[2]));
     for (int64_t item = begin; item < end; ++item) {
         const int64_t oh = item % g.out[1], od = item / g.out[1] % g.out[0];
         const int64_t c = item / (g.out[1] * g.out[0]) % g.c, n = item / (g.out[1] * g.out[0] * g.c);
         const TapRange td = taps(g, 0, od), th = taps(g, 1, oh);
+        const int64_t nd = td.hi - td.lo, nh = th.hi - th.lo;
+        const T *xr = x + n * xs[0] + c * xs[1] + td.lo * xs[2] + th.lo * xs[3];
         for (int64_t ow0 = 0; ow0 < g.out[2]; ow0 += kLanes) {
-            const int64_t nb = imin_(kLanes, g.out[2] - ow0);
-            C acc[kLanes];
-            for (int64_t l = 0; l < nb; ++l) acc[l] = R::template start<C>();
-            for (int64_t id = td.lo; id < td.hi; ++id)
-                for (int64_t ih = th.lo; ih < th.hi; ++ih) {
-                    const T *xr = x + n * xs[0] + c * xs[1] + id * xs[2] + ih * xs[3];
-                    for (int64_t kw = 0; kw < g.window[2]; ++kw) {
-                        // Lane l reads input column first + l * sw; keep those inside [0, W).
-                        const int64_t first = ow0 * sw - g.pad[2] + kw;
-                        const int64_t l_lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
-                        const int64_t l_hi = first > W - 1 ? 0 : imin_(nb, (W - 1 - first) / sw + 1);
-                        if (l_lo >= l_hi) continue;
-                        const T *xp = xr + (first + l_lo * sw) * sxw;
-                        C *ap = acc + l_lo;
-                        for (int64_t l = 0; l < l_hi - l_lo; ++l) ap[l] = R::step(ap[l], load<C>(xp + l * sw * sxw));
+            const int64_t nb = imin_(kLanes, g.out[2] - ow0), first = ow0 * sw - g.pad[2];
+            alignas(64) C acc[kLanes];
+            if (direct) {
+                math(acc, reinterpret_cast<const C *>(xr), nd, xs[2], nh, xs[3], first, sw, g.window[2], W, nb, true);
+            } else {
+                // Columns [lo, hi) of each row, as columns [0, hi - lo) of buf.
+                const int64_t lo = first < 0 ? 0 : first, hi = imin_(W, first + (nb - 1) * sw + g.window[2]);
+                bool init = true;
+                for (int64_t id = 0; id < nd; ++id)
+                    for (int64_t ih = 0; ih < nh; ++ih) {
+                        const C *r = buf.data();
+                        if (hi > lo) r = staged_in(xr + id * xs[2] + ih * xs[3] + lo * xs[4], xs[4], hi - lo, buf.data());
+                        math(acc, r, 1, 0, 1, 0, first - lo, sw, g.window[2], hi > lo ? hi - lo : 0, nb, init);
+                        init = false;
                     }
-                }
+                if (init) math(acc, acc, 0, 0, 0, 0, 0, sw, 0, 0, nb, true);  // no taps: the start value
+            }
             for (int64_t l = 0; l < nb; ++l) {
                 C scale = alpha;
                 if (!is_max) {
                     int64_t count = g.window_size();
                     if (exclude) {
                         const TapRange tw = taps(g, 2, ow0 + l);
-                        count = (td.hi - td.lo) * (th.hi - th.lo) * (tw.hi - tw.lo);
+                        count = nd * nh * (tw.hi - tw.lo);
                     }
                     scale = alpha / static_cast<C>(count);
                 }
                 acc[l] *= scale;
             }
-            store_lanes(y + n * ys[0] + c * ys[1] + od * ys[2] + oh * ys[3] + ow0 * ys[4], ys[4], acc, nb, beta,
-                        blend);
+            store_results(y + n * ys[0] + c * ys[1] + od * ys[2] + oh * ys[3] + ow0 * ys[4], ys[4], acc, nb, beta,
+                          blend);
         }
     }
 }
 
-template <class R, class T>
-void forward_typed(const ExecContext &ctx, const PoolingForwardArgs &a) {
-    using C = compute_t<T>;
+template <class T, class C = compute_t<T>>
+void forward_typed(const ExecContext &ctx, const PoolingForwardArgs &a, ChannelsMath<C> channels, RowsMath<C> rows) {
     const ops::PoolGeometry &g = a.g;
-    const int64_t rows = g.n * g.out[0] * g.out[1];
+    const int64_t n_rows = g.n * g.out[0] * g.out[1];
     // Taps per output element (at most the window), to size the grain.
     const int64_t per_row = g.out[2] * g.window_size() * (a.channel_lanes ? g.c : 1);
-    if (a.channel_lanes) {
-        const bool unit = a.xs.s[1] == 1 && a.ys.s[1] == 1;
-        parallel_ranges(ctx, rows, kGrain / per_row + 1, [&](int64_t begin, int64_t end) {
-            if (unit) forward_channels<R, true, T, C>(a, begin, end);
-            else forward_channels<R, false, T, C>(a, begin, end);
-        });
-    } else {
-        const int64_t step = a.xs.s[4] == 1 && g.stride[2] <= 2 ? g.stride[2] : 0;
-        parallel_ranges(ctx, rows * g.c, kGrain / per_row + 1, [&](int64_t begin, int64_t end) {
-            if (step == 1) forward_rows<R, 1, T, C>(a, begin, end);
-            else if (step == 2) forward_rows<R, 2, T, C>(a, begin, end);
-            else forward_rows<R, 0, T, C>(a, begin, end);
-        });
-    }
+    if (a.channel_lanes)
+        parallel_ranges(ctx, n_rows, kGrain / per_row + 1,
+                        [&](int64_t begin, int64_t end) { forward_channels<T>(a, channels, begin, end); });
+    else
+        parallel_ranges(ctx, n_rows * g.c, kGrain / per_row + 1,
+                        [&](int64_t begin, int64_t end) { forward_rows<T>(a, rows, begin, end); });
 }
 
 void forward(const ExecContext &ctx, const PoolingForwardArgs &a) {
     visit_float_dtype(a.g.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (a.g.kind != PoolKind::max) forward_typed<Reduce<false, false>, T>(ctx, a);
-        else if (a.g.propagate_nan) forward_typed<Reduce<true, true>, T>(ctx, a);
-        else forward_typed<Reduce<true, false>, T>(ctx, a);
+        using C = compute_t<T>;
+        if (a.g.kind != PoolKind::max)
+            forward_typed<T>(ctx, a, &channels_math<Reduce<false, false>, C>, &rows_math<Reduce<false, false>, C>);
+        else if (a.g.propagate_nan)
+            forward_typed<T>(ctx, a, &channels_math<Reduce<true, true>, C>, &rows_math<Reduce<true, true>, C>);
+        else forward_typed<T>(ctx, a, &channels_math<Reduce<true, false>, C>, &rows_math<Reduce<true, false>, C>);
     });
 }
 
@@ -233,18 +335,18 @@ void forward(const ExecContext &ctx, const PoolingForwardArgs &a) {
 // dx = alpha * acc + beta * dx for the input slab `slab` (PoolingRing) of
 // channels [c0, c0 + nb) of image n; acc is the slab's ring slot, which is
 // zeroed for its next slab.
-template <bool Unit, class T, class C>
+template <class T, class C>
 void flush_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n, int64_t c0, int64_t nb,
                 int64_t slab, C *__restrict acc) {
     const ops::PoolGeometry &g = a.g;
     const int64_t *dxs = a.dxs.s;
-    const int64_t sdxc = Unit ? 1 : dxs[1];
+    const int64_t sdxc = dxs[1];
     T *dx = static_cast<T *>(a.dx);
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0;
     const int64_t d0 = ring.dim == 0 ? slab : 0, d1 = ring.dim == 0 ? slab + 1 : 1;
     const int64_t h0 = ring.dim == 0 ? 0 : slab, h1 = ring.dim == 0 ? g.in[1] : slab + 1;
-    C r[kLanes];
+    alignas(64) C r[kLanes];
     for (int64_t id = d0; id < d1; ++id)
         for (int64_t ih = h0; ih < h1; ++ih) {
             C *ap = acc + (ring.dim == 0 ? ih * g.in[2] : 0) * a.lanes;
@@ -254,37 +356,130 @@ void flush_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n
                     r[l] = alpha * ap[l];
                     ap[l] = 0;
                 }
-                store_lanes(dxp + iw * dxs[4], sdxc, r, nb, beta, blend);
+                store_results(dxp + iw * dxs[4], sdxc, r, nb, beta, blend);
             }
         }
+}
+
+// One output's window for the backward math, in the compute type.
+template <class C>
+struct BackwardWindow {
+    TapRange td, th, tw;
+    int64_t nb;
+    const C *dy;  // the output's gradient, nb values sdl apart
+    int64_t sdl;
+    C scale;     // applied to dy
+    const C *x;  // MAX: x at the window's first valid tap, lanes sl apart
+    int64_t sd, sh, sw, sl;
+    C *ring;  // PoolingRing: slot s at ring + s * slot_elems, pixels `lanes` apart
+    int64_t slot_elems, slots, rd, W, lanes;
+};
+
+template <class C>
+using BackwardMath = void (*)(const BackwardWindow<C> &w);
+
+// Adds the window's gradient into the ring. MAX: the max as the forward
+// pass finds it, then its first position: the first tap equal to it (NaN:
+// the first NaN), two passes of vector code instead of a scatter. Fixed:
+// the lane count as a constant (whole vectors per tap), or 0. Unit: x's
+// lanes contiguous (NHWC), else strided (NCHW: gathers).
+template <bool IsMax, bool Propagate, int64_t Fixed, bool Unit, class C>
+inline void backward_body(const BackwardWindow<C> &w) {
+    const int64_t nb = Fixed ? Fixed : w.nb, lanes = w.lanes, sl = Unit ? 1 : w.sl;
+    const TapRange td = w.td, th = w.th, tw = w.tw;
+    // The ring slot of input row (id, ih): its slab's slot, then the row in it.
+    auto row_of = [&](int64_t id, int64_t ih) {
+        const int64_t slab = w.rd == 0 ? id : ih;
+        return w.ring + slab % w.slots * w.slot_elems + (w.rd == 0 ? ih * w.W : 0) * lanes;
+    };
+    C grad[kLanes];
+    ANYDNN_LANE_LOOP
+    for (int64_t l = 0; l < nb; ++l) grad[l] = w.dy[l * w.sdl] * w.scale;
+    if constexpr (IsMax) {
+        C best[kLanes], placed[kLanes];  // placed: 1 once the gradient went to a tap
+        ANYDNN_LANE_LOOP
+        for (int64_t l = 0; l < nb; ++l) best[l] = max_start<Propagate, C>();
+        for (int64_t id = td.lo; id < td.hi; ++id)
+            for (int64_t ih = th.lo; ih < th.hi; ++ih) {
+                const C *xr = w.x + (id - td.lo) * w.sd + (ih - th.lo) * w.sh;
+                for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
+                    const C *xp = xr + (iw - tw.lo) * w.sw;
+                    ANYDNN_LANE_LOOP
+                    for (int64_t l = 0; l < nb; ++l) best[l] = max_step<Propagate>(best[l], xp[l * sl]);
+                }
+            }
+        C nan_max[kLanes];  // 1 where the max is NaN: the gradient goes to the first NaN
+        ANYDNN_LANE_LOOP
+        for (int64_t l = 0; l < nb; ++l) {
+            placed[l] = 0;
+            nan_max[l] = best[l] != best[l] ? 1 : 0;
+        }
+        for (int64_t id = td.lo; id < td.hi; ++id)
+            for (int64_t ih = th.lo; ih < th.hi; ++ih) {
+                const C *xr = w.x + (id - td.lo) * w.sd + (ih - th.lo) * w.sh;
+                C *__restrict ar = row_of(id, ih);
+                for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
+                    const C *xp = xr + (iw - tw.lo) * w.sw;
+                    C *__restrict ap = ar + iw * lanes;
+                    ANYDNN_LANE_LOOP
+                    for (int64_t l = 0; l < nb; ++l) {
+                        const C v = xp[l * sl], m = best[l];
+                        const bool same = (v == m) | ((v != v) & (nan_max[l] != 0));
+                        const bool hit = same & (placed[l] == 0);
+                        ap[l] += hit ? grad[l] : C(0);
+                        placed[l] = hit ? 1 : placed[l];
+                    }
+                }
+            }
+    } else {
+        for (int64_t id = td.lo; id < td.hi; ++id)
+            for (int64_t ih = th.lo; ih < th.hi; ++ih) {
+                C *__restrict ar = row_of(id, ih);
+                for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
+                    C *__restrict ap = ar + iw * lanes;
+                    ANYDNN_LANE_LOOP
+                    for (int64_t l = 0; l < nb; ++l) ap[l] += grad[l];
+                }
+            }
+    }
+}
+
+template <bool IsMax, bool Propagate, class C>
+[[gnu::noinline]] void backward_math(const BackwardWindow<C> &w) {
+    constexpr int64_t F = kPoolingBackwardMaxLanes;  // the constant-count fast path
+    if (w.sl != 1) backward_body<IsMax, Propagate, 0, false>(w);
+    else if (w.nb == F) backward_body<IsMax, Propagate, F, true>(w);
+    else backward_body<IsMax, Propagate, 0, true>(w);
 }
 
 // The gradient of the channels [c0, c0 + nb) of image n: the outputs in scan
 // order add into the ring (PoolingRing: the input slabs their windows
 // touch), and each input slab is flushed to dx as soon as no later output
 // touches it, so every dx element's sum runs in scan order while the ring
-// stays in cache. Fixed: the lane count as a constant (whole vectors per
-// tap), or 0.
-template <bool IsMax, bool Propagate, bool Unit, int64_t Fixed, class T, class C>
-void backward_item(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n, int64_t c0, int64_t nb_run,
-                   C *__restrict acc) {
+// stays in cache. dy and x are read in place when they hold C, else staged:
+// dy per output, x (MAX) a window at a time into xbuf.
+template <class T, class C>
+void backward_item(const PoolingBackwardArgs &a, BackwardMath<C> math, bool is_max, const PoolingRing &ring,
+                   int64_t n, int64_t c0, int64_t nb, C *__restrict acc, C *xbuf) {
     const ops::PoolGeometry &g = a.g;
-    const int64_t nb = Fixed ? Fixed : nb_run;
-    const int64_t lanes = a.lanes, W = g.in[2], rd = ring.dim;
+    const int64_t rd = ring.dim;
     const int64_t *dys = a.dys.s, *xs = a.xs.s;
-    const int64_t sdyc = Unit ? 1 : dys[1], sxc = Unit ? 1 : xs[1];
+    const int64_t sdyc = dys[1], sxc = xs[1];
     const T *dy = static_cast<const T *>(a.dy), *x = static_cast<const T *>(a.x);
     const bool exclude = g.kind == PoolKind::avg_exclude_padding;
-    const int64_t slot_elems = ring.slab * lanes;
-    // The ring slot of input row (id, ih): its slab's slot, then the row in it.
-    auto row_of = [&](int64_t id, int64_t ih) {
-        const int64_t slab = rd == 0 ? id : ih;
-        return acc + slab % g.window[rd] * slot_elems + (rd == 0 ? ih * W : 0) * lanes;
-    };
+    BackwardWindow<C> w{};
+    w.nb = nb;
+    w.sl = 1;  // AVG reads no x: its lanes take the contiguous fast path
+    w.ring = acc;
+    w.slot_elems = ring.slab * a.lanes;
+    w.slots = g.window[rd];
+    w.rd = rd;
+    w.W = g.in[2];
+    w.lanes = a.lanes;
     int64_t next = 0;  // the first slab not yet flushed
     auto flush_until = [&](int64_t end) {
         for (; next < end; ++next)
-            flush_slab<Unit, T>(a, ring, n, c0, nb, next, acc + next % g.window[rd] * slot_elems);
+            flush_slab<T>(a, ring, n, c0, nb, next, acc + next % g.window[rd] * w.slot_elems);
     };
     for (int64_t o = 0; o < g.out[rd]; ++o) {
         // Slabs before this output's windows are final.
@@ -295,92 +490,49 @@ void backward_item(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_
         for (int64_t od = od0; od < od1; ++od)
             for (int64_t oh = oh0; oh < oh1; ++oh)
                 for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-                    const TapRange td = taps(g, 0, od), th = taps(g, 1, oh), tw = taps(g, 2, ow);
+                    w.td = taps(g, 0, od), w.th = taps(g, 1, oh), w.tw = taps(g, 2, ow);
+                    const int64_t nd = w.td.hi - w.td.lo, nh = w.th.hi - w.th.lo, nw = w.tw.hi - w.tw.lo;
+                    alignas(64) C gbuf[kLanes];
                     const T *dyp = dy + n * dys[0] + c0 * sdyc + od * dys[2] + oh * dys[3] + ow * dys[4];
-                    C grad[kLanes];
-                    ANYDNN_LANE_LOOP
-                    for (int64_t l = 0; l < nb; ++l) grad[l] = load<C>(dyp + l * sdyc);
-                    if constexpr (IsMax) {
-                        // The max as the forward pass finds it, then its first
-                        // position: the first tap equal to it (NaN: the first
-                        // NaN), two passes of vector code instead of a scatter.
-                        C best[kLanes], placed[kLanes];  // placed: 1 once the gradient went to a tap
-                        ANYDNN_LANE_LOOP
-                        for (int64_t l = 0; l < nb; ++l) best[l] = max_start<Propagate, C>();
-                        for (int64_t id = td.lo; id < td.hi; ++id)
-                            for (int64_t ih = th.lo; ih < th.hi; ++ih) {
-                                const T *xr = x + n * xs[0] + c0 * sxc + id * xs[2] + ih * xs[3];
-                                for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
-                                    const T *xp = xr + iw * xs[4];
-                                    ANYDNN_LANE_LOOP
-                                    for (int64_t l = 0; l < nb; ++l) {
-                                        const C v = load<C>(xp + l * sxc);
-                                        best[l] = max_step<Propagate>(best[l], v);
-                                    }
-                                }
-                            }
-                        C nan_max[kLanes];  // 1 where the max is NaN: the gradient goes to the first NaN
-                        ANYDNN_LANE_LOOP
-                        for (int64_t l = 0; l < nb; ++l) {
-                            placed[l] = 0;
-                            nan_max[l] = best[l] != best[l] ? 1 : 0;
+                    if constexpr (std::is_same_v<T, C>) w.dy = dyp, w.sdl = sdyc;
+                    else w.dy = staged_in(dyp, sdyc, nb, gbuf), w.sdl = 1;
+                    w.scale = is_max ? C(1) : C(1) / static_cast<C>(exclude ? nd * nh * nw : g.window_size());
+                    if (is_max) {
+                        const T *xw = x + n * xs[0] + c0 * sxc + w.td.lo * xs[2] + w.th.lo * xs[3] + w.tw.lo * xs[4];
+                        if constexpr (std::is_same_v<T, C>) {
+                            w.x = xw;
+                            w.sd = xs[2], w.sh = xs[3], w.sw = xs[4], w.sl = sxc;
+                        } else {
+                            for (int64_t id = 0, t = 0; id < nd; ++id)
+                                for (int64_t ih = 0; ih < nh; ++ih)
+                                    for (int64_t iw = 0; iw < nw; ++iw, ++t)
+                                        staged_in(xw + id * xs[2] + ih * xs[3] + iw * xs[4], sxc, nb, xbuf + t * nb);
+                            w.x = xbuf;
+                            w.sd = nh * nw * nb, w.sh = nw * nb, w.sw = nb, w.sl = 1;
                         }
-                        for (int64_t id = td.lo; id < td.hi; ++id)
-                            for (int64_t ih = th.lo; ih < th.hi; ++ih) {
-                                const T *xr = x + n * xs[0] + c0 * sxc + id * xs[2] + ih * xs[3];
-                                C *__restrict ar = row_of(id, ih);
-                                for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
-                                    const T *xp = xr + iw * xs[4];
-                                    C *__restrict ap = ar + iw * lanes;
-                                    ANYDNN_LANE_LOOP
-                                    for (int64_t l = 0; l < nb; ++l) {
-                                        const C v = load<C>(xp + l * sxc), m = best[l];
-                                        const bool same = (v == m) | ((v != v) & (nan_max[l] != 0));
-                                        const bool hit = same & (placed[l] == 0);
-                                        ap[l] += hit ? grad[l] : C(0);
-                                        placed[l] = hit ? 1 : placed[l];
-                                    }
-                                }
-                            }
-                    } else {
-                        const int64_t count =
-                            exclude ? (td.hi - td.lo) * (th.hi - th.lo) * (tw.hi - tw.lo) : g.window_size();
-                        const C inv = C(1) / static_cast<C>(count);
-                        ANYDNN_LANE_LOOP
-                        for (int64_t l = 0; l < nb; ++l) grad[l] *= inv;
-                        for (int64_t id = td.lo; id < td.hi; ++id)
-                            for (int64_t ih = th.lo; ih < th.hi; ++ih) {
-                                C *__restrict ar = row_of(id, ih);
-                                for (int64_t iw = tw.lo; iw < tw.hi; ++iw) {
-                                    C *__restrict ap = ar + iw * lanes;
-                                    ANYDNN_LANE_LOOP
-                                    for (int64_t l = 0; l < nb; ++l) ap[l] += grad[l];
-                                }
-                            }
                     }
+                    math(w);
                 }
     }
     flush_until(g.in[rd]);
 }
 
-template <bool IsMax, bool Propagate, class T>
-void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a) {
-    using C = compute_t<T>;
+template <class T, class C = compute_t<T>>
+void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, BackwardMath<C> math) {
     const ops::PoolGeometry &g = a.g;
     const PoolingRing ring = pooling_ring(g);
     const int64_t blocks = (g.c + a.lanes - 1) / a.lanes, items = g.n * blocks;
-    const bool unit = a.dys.s[1] == 1 && a.dxs.s[1] == 1 && (!IsMax || a.xs.s[1] == 1);
+    const bool is_max = g.kind == PoolKind::max;
+    const bool stage_x = is_max && !std::is_same_v<T, C>;
     C *scratch = static_cast<C *>(a.scratch);
     parallel_ranges(ctx, a.slots, 1, [&](int64_t begin, int64_t end) {
+        std::vector<C> xbuf(stage_x ? g.window_size() * a.lanes : 0);  // one staged window of x
         for (int64_t s = begin; s < end; ++s) {
             C *acc = scratch + s * ring.elements() * a.lanes;
             for (int64_t i = 0, e = ring.elements() * a.lanes; i < e; ++i) acc[i] = 0;  // flushes re-zero
             for (int64_t item = items * s / a.slots; item < items * (s + 1) / a.slots; ++item) {
                 const int64_t n = item / blocks, c0 = item % blocks * a.lanes, nb = imin_(a.lanes, g.c - c0);
-                constexpr int64_t F = kPoolingBackwardMaxLanes;  // the constant-count fast path
-                if (unit && nb == F) backward_item<IsMax, Propagate, true, F, T>(a, ring, n, c0, nb, acc);
-                else if (unit) backward_item<IsMax, Propagate, true, 0, T>(a, ring, n, c0, nb, acc);
-                else backward_item<IsMax, Propagate, false, 0, T>(a, ring, n, c0, nb, acc);
+                backward_item<T>(a, math, is_max, ring, n, c0, nb, acc, xbuf.data());
             }
         }
     });
@@ -389,9 +541,10 @@ void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a) {
 void backward(const ExecContext &ctx, const PoolingBackwardArgs &a) {
     visit_float_dtype(a.g.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (a.g.kind != PoolKind::max) backward_typed<false, false, T>(ctx, a);
-        else if (a.g.propagate_nan) backward_typed<true, true, T>(ctx, a);
-        else backward_typed<true, false, T>(ctx, a);
+        using C = compute_t<T>;
+        if (a.g.kind != PoolKind::max) backward_typed<T>(ctx, a, &backward_math<false, false, C>);
+        else if (a.g.propagate_nan) backward_typed<T>(ctx, a, &backward_math<true, true, C>);
+        else backward_typed<T>(ctx, a, &backward_math<true, false, C>);
     });
 }
 
