@@ -25,6 +25,22 @@ private:
     anydnnHandle_t h_ = nullptr;
 };
 
+// An anydnn descriptor, created with its owner and destroyed with it; the
+// ops' descriptors derive from it and set themselves up in their
+// constructors (a failed Set* throws, and the base destroys what it made).
+template <class T, anydnnStatus_t (*Create)(T *), anydnnStatus_t (*Destroy)(T)>
+class Owned {
+public:
+    explicit Owned(const char *create_name) { check(Create(&d_), create_name); }
+    ~Owned() { Destroy(d_); }
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    operator T() const { return d_; }
+
+private:
+    T d_ = nullptr;
+};
+
 // A tensor descriptor of `dims` (3 to 8 of them) packed in `tag` order.
 class TensorDesc {
 public:

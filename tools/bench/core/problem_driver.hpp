@@ -1,0 +1,79 @@
+// What the drivers in drivers/ share beyond the Driver and Case interfaces:
+// the option-keeping driver and the base of their anydnn cases.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "anydnn/anydnn.h"
+#include "core/driver.hpp"
+#include "core/parse.hpp"
+
+namespace anydnn_bench {
+
+// A driver whose options are the fields of its problem P: the options seen
+// so far are kept in `p_` (they persist from one descriptor to the next, as
+// in benchdnn) and each descriptor gives a copy of `p_` with the
+// descriptor's fields filled in. A driver says only which options it takes
+// (option) and how its descriptor reads (describe).
+template <class P>
+class ProblemDriver : public Driver {
+public:
+    bool parse_option(std::string_view key, std::string_view value) final {
+        return option(key, value, "--" + std::string(key));
+    }
+
+    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const final {
+        auto p = std::make_unique<P>(p_);
+        describe(*p, descriptor);
+        return p;
+    }
+
+protected:
+    // --key=value into `p_`, `option` being "--key" for messages; false when
+    // `key` is not one of the driver's options. Throws ParseError for a bad value.
+    virtual bool option(std::string_view key, std::string_view value, const std::string &option) = 0;
+    // The descriptor's fields into `p`; throws ParseError naming the bad field.
+    virtual void describe(P &p, std::string_view descriptor) const = 0;
+
+    // --dt=f32|f64|f16|bf16 and --tag=nchw|nhwc into p_.dt and p_.tag, which
+    // most drivers take; false for any other key.
+    bool parse_dt_or_tag(std::string_view key, std::string_view value, const std::string &option) {
+        if (key == "dt")
+            p_.dt = parse_float_dt(value, option);
+        else if (key == "tag")
+            p_.tag = parse_tag(value, option);
+        else
+            return false;
+        return true;
+    }
+
+    // benchdnn's --mb=N, for the drivers whose descriptors carry a minibatch
+    // (conv, pool, lrn, rnn): N replaces the descriptor's minibatch `mb`
+    // (describe calls override_mb), 0 keeps it.
+    void parse_mb(std::string_view value, const std::string &option) { mb_ = parse_int(value, option, 0); }
+    void override_mb(int64_t &mb) const {
+        if (mb_ > 0) mb = mb_;
+    }
+
+    P p_;
+
+private:
+    int64_t mb_ = 0;
+};
+
+// The base of a driver's anydnn Case: the problem, the handle being
+// benchmarked and the inputs, all owned by the harness and outliving the case.
+template <class P>
+class AnydnnCase : public Case {
+protected:
+    AnydnnCase(const P &p, anydnnHandle_t h, const Inputs &in) : p_(p), h_(h), in_(in) {}
+
+    const P &p_;
+    anydnnHandle_t h_;
+    const Inputs &in_;
+};
+
+}  // namespace anydnn_bench
