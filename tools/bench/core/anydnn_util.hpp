@@ -42,16 +42,10 @@ private:
 };
 
 // A tensor descriptor of `dims` (3 to 8 of them) packed in `tag` order.
-class TensorDesc {
+class TensorDesc
+    : public Owned<anydnnTensorDescriptor_t, anydnnCreateTensorDescriptor, anydnnDestroyTensorDescriptor> {
 public:
     TensorDesc(anydnnDataType_t dt, const Dims &dims, Tag tag);
-    ~TensorDesc();
-    TensorDesc(const TensorDesc &) = delete;
-    TensorDesc &operator=(const TensorDesc &) = delete;
-    operator anydnnTensorDescriptor_t() const { return d_; }
-
-private:
-    anydnnTensorDescriptor_t d_ = nullptr;
 };
 
 // alpha/beta as anydnn reads them: double for DOUBLE tensors, float otherwise.

@@ -293,18 +293,6 @@ class ConvDriver final : public ProblemDriver<ConvProblem> {
     }
 };
 
-// The spatial sizes of `v` in anydnn's order: (d,) h, w.
-Dims spatial(const ConvProblem &p, const int64_t *v) {
-    Dims d;
-    for (int a = 3 - p.spatial_rank(); a < 3; ++a) d.push_back(v[a]);
-    return d;
-}
-
-Dims concat(Dims head, const Dims &tail) {
-    head.insert(head.end(), tail.begin(), tail.end());
-    return head;
-}
-
 }  // namespace
 
 std::vector<Tensor> ConvProblem::inputs() const {
@@ -337,12 +325,12 @@ const Buffer &ConvProblem::input(const Inputs &in, Tensor t) const {
 
 Dims ConvProblem::dims(Tensor t) const {
     switch (t) {
-    case Tensor::src: return concat({shape.mb, shape.ic}, spatial(*this, shape.i));
-    case Tensor::wei: return concat({shape.oc, shape.ic / shape.g}, spatial(*this, shape.k));
-    case Tensor::bias: return concat({1, shape.oc}, Dims(size_t(spatial_rank()), 1));
+    case Tensor::src: return shape.tensor_dims(shape.mb, shape.ic, shape.i);
+    case Tensor::wei: return shape.tensor_dims(shape.oc, shape.ic / shape.g, shape.k);
+    case Tensor::bias: return shape.tensor_dims(1, shape.oc, {1, 1, 1});
     case Tensor::dst: break;
     }
-    return concat({shape.mb, shape.oc}, spatial(*this, shape.o));
+    return shape.tensor_dims(shape.mb, shape.oc, shape.o);
 }
 
 std::string ConvProblem::repro() const {

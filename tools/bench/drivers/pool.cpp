@@ -110,21 +110,10 @@ class PoolDriver final : public ProblemDriver<PoolProblem> {
     }
 };
 
-Dims spatial(const PoolProblem &p, const int64_t *v) {
-    Dims d;
-    for (int a = 3 - p.spatial_rank(); a < 3; ++a) d.push_back(v[a]);
-    return d;
-}
-
-Dims concat(Dims head, const Dims &tail) {
-    head.insert(head.end(), tail.begin(), tail.end());
-    return head;
-}
-
 }  // namespace
 
-Dims PoolProblem::src_dims() const { return concat({shape.mb, shape.ic}, spatial(*this, shape.i)); }
-Dims PoolProblem::dst_dims() const { return concat({shape.mb, shape.ic}, spatial(*this, shape.o)); }
+Dims PoolProblem::src_dims() const { return shape.tensor_dims(shape.mb, shape.ic, shape.i); }
+Dims PoolProblem::dst_dims() const { return shape.tensor_dims(shape.mb, shape.ic, shape.o); }
 
 std::string PoolProblem::repro() const {
     ConvShape s = shape;

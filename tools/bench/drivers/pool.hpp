@@ -24,7 +24,7 @@ struct PoolProblem final : Problem {
     // N x C x (D x) H x W: a 1-D problem has H = 1.
     Dims src_dims() const;
     Dims dst_dims() const;
-    int spatial_rank() const { return shape.ndims == 3 ? 3 : 2; }
+    int spatial_rank() const { return shape.spatial_rank(); }
 
     const char *driver() const override { return "pool"; }
     std::string repro() const override;
