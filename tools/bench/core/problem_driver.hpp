@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "anydnn/anydnn.h"
 #include "core/driver.hpp"
@@ -13,12 +14,29 @@
 
 namespace anydnn_bench {
 
+// The cases of a problem P whose anydnn Case is one class, AnydnnC
+// (constructed from the problem, the handle and the inputs), and whose
+// oneDNN case is its adaptor in onednn/adaptor.hpp: P declares neither
+// anydnn_case nor onednn_case, its driver makes this class (ProblemDriver's
+// AnydnnC and onednn_case arguments). A problem that chooses among cases
+// (conv: one per direction) overrides them itself.
+template <class P, class AnydnnC, std::unique_ptr<Case> (*onednn)(const P &, const Inputs &)>
+class WithCases final : public P {
+public:
+    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override {
+        return std::make_unique<AnydnnC>(*this, h, in);
+    }
+    std::unique_ptr<Case> onednn_case(const Inputs &in) const override { return onednn(*this, in); }
+};
+
 // A driver whose options are the fields of its problem P: the options seen
 // so far are kept in `p_` (they persist from one descriptor to the next, as
 // in benchdnn) and each descriptor gives a copy of `p_` with the
 // descriptor's fields filled in. A driver says only which options it takes
-// (option) and how its descriptor reads (describe).
-template <class P>
+// (option) and how its descriptor reads (describe). With AnydnnC and
+// onednn_case, the problems it makes are WithCases<P, ...>; without, P is
+// complete.
+template <class P, class AnydnnC = void, std::unique_ptr<Case> (*onednn_case)(const P &, const Inputs &) = nullptr>
 class ProblemDriver : public Driver {
 public:
     bool parse_option(std::string_view key, std::string_view value) final {
@@ -26,7 +44,7 @@ public:
     }
 
     std::unique_ptr<Problem> make_problem(std::string_view descriptor) const final {
-        auto p = std::make_unique<P>(p_);
+        auto p = std::make_unique<Made>(p_);
         describe(*p, descriptor);
         return p;
     }
@@ -58,7 +76,8 @@ protected:
         if (mb_ > 0) mb = mb_;
     }
 
-    P p_;
+    using Made = std::conditional_t<std::is_void_v<AnydnnC>, P, WithCases<P, AnydnnC, onednn_case>>;
+    Made p_;
 
 private:
     int64_t mb_ = 0;

@@ -65,7 +65,7 @@ private:
     Buffer out_;
 };
 
-class BinaryDriver final : public ProblemDriver<BinaryProblem> {
+class BinaryDriver final : public ProblemDriver<BinaryProblem, AnydnnBinary, onednn::binary_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key != "alg") return parse_dt_or_tag(key, value, option);
         p_.alg = parse_choice(value, option, kAlgs);
@@ -102,12 +102,6 @@ Inputs BinaryProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kSrc1].fill_uniform(seed + 1, -1, 1);
     return in;
 }
-
-std::unique_ptr<Case> BinaryProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnBinary>(*this, h, in);
-}
-
-std::unique_ptr<Case> BinaryProblem::onednn_case(const Inputs &in) const { return onednn::binary_case(*this, in); }
 
 std::unique_ptr<Driver> make_binary_driver() { return std::make_unique<BinaryDriver>(); }
 

@@ -117,7 +117,7 @@ private:
     Buffer save_mean_, save_inv_;
 };
 
-class NormDriver final : public ProblemDriver<NormBenchProblem> {
+class NormDriver final : public ProblemDriver<NormBenchProblem, AnydnnNorm, onednn::norm_case> {
 public:
     explicit NormDriver(bool layer) { p_.layer = layer; }
 
@@ -199,12 +199,6 @@ Inputs NormBenchProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     }
     return in;
 }
-
-std::unique_ptr<Case> NormBenchProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnNorm>(*this, h, in);
-}
-
-std::unique_ptr<Case> NormBenchProblem::onednn_case(const Inputs &in) const { return onednn::norm_case(*this, in); }
 
 std::unique_ptr<Driver> make_bnorm_driver() { return std::make_unique<NormDriver>(false); }
 std::unique_ptr<Driver> make_lnorm_driver() { return std::make_unique<NormDriver>(true); }

@@ -89,7 +89,7 @@ private:
     Buffer out_;
 };
 
-class EltwiseDriver final : public ProblemDriver<EltwiseProblem> {
+class EltwiseDriver final : public ProblemDriver<EltwiseProblem, AnydnnEltwise, onednn::eltwise_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "dir")
             p_.backward = parse_choice<bool>(value, option, {{"fwd", false}, {"bwd", true}, {"FWD_D", false},
@@ -155,12 +155,6 @@ Inputs EltwiseProblem::make_inputs(anydnnHandle_t h, uint64_t seed) const {
     }
     return in;
 }
-
-std::unique_ptr<Case> EltwiseProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnEltwise>(*this, h, in);
-}
-
-std::unique_ptr<Case> EltwiseProblem::onednn_case(const Inputs &in) const { return onednn::eltwise_case(*this, in); }
 
 std::unique_ptr<Driver> make_eltwise_driver() { return std::make_unique<EltwiseDriver>(); }
 

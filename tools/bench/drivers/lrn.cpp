@@ -96,7 +96,7 @@ void parse_descriptor(std::string_view text, LrnProblem *p) {
     if (!has_iw) p->iw = p->ih;
 }
 
-class LrnDriver final : public ProblemDriver<LrnProblem> {
+class LrnDriver final : public ProblemDriver<LrnProblem, AnydnnLrn, onednn::lrn_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "dir")
             p_.backward = parse_choice<bool>(value, option, {{"fwd", false}, {"bwd", true}, {"FWD_D", false},
@@ -157,12 +157,6 @@ Inputs LrnProblem::make_inputs(anydnnHandle_t h, uint64_t seed) const {
     }
     return in;
 }
-
-std::unique_ptr<Case> LrnProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnLrn>(*this, h, in);
-}
-
-std::unique_ptr<Case> LrnProblem::onednn_case(const Inputs &in) const { return onednn::lrn_case(*this, in); }
 
 std::unique_ptr<Driver> make_lrn_driver() { return std::make_unique<LrnDriver>(); }
 

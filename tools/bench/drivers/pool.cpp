@@ -91,7 +91,7 @@ ConvShape parse_pool_shape(std::string_view text) {
     return s;
 }
 
-class PoolDriver final : public ProblemDriver<PoolProblem> {
+class PoolDriver final : public ProblemDriver<PoolProblem, AnydnnPool, onednn::pool_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "alg")
             p_.alg = parse_choice(value, option, kAlgs);
@@ -140,12 +140,6 @@ Inputs PoolProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kSrc].fill_uniform(seed, -1, 1);
     return in;
 }
-
-std::unique_ptr<Case> PoolProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnPool>(*this, h, in);
-}
-
-std::unique_ptr<Case> PoolProblem::onednn_case(const Inputs &in) const { return onednn::pool_case(*this, in); }
 
 std::unique_ptr<Driver> make_pool_driver() { return std::make_unique<PoolDriver>(); }
 

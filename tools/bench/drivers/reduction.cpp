@@ -56,7 +56,7 @@ private:
     Buffer out_, workspace_;
 };
 
-class ReductionDriver final : public ProblemDriver<ReductionProblem> {
+class ReductionDriver final : public ProblemDriver<ReductionProblem, AnydnnReduction, onednn::reduction_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key != "alg") return parse_dt_or_tag(key, value, option);
         p_.alg = parse_choice(value, option, kAlgs);
@@ -100,14 +100,6 @@ Inputs ReductionProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     default: x.fill_uniform(seed, 0.25, 1, true); break;
     }
     return in;
-}
-
-std::unique_ptr<Case> ReductionProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnReduction>(*this, h, in);
-}
-
-std::unique_ptr<Case> ReductionProblem::onednn_case(const Inputs &in) const {
-    return onednn::reduction_case(*this, in);
 }
 
 std::unique_ptr<Driver> make_reduction_driver() { return std::make_unique<ReductionDriver>(); }

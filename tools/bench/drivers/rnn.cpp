@@ -201,7 +201,7 @@ void parse_descriptor(std::string_view text, RnnProblem *p) {
     p->dic = dic;
 }
 
-class RnnDriver final : public ProblemDriver<RnnProblem> {
+class RnnDriver final : public ProblemDriver<RnnProblem, AnydnnRnn, onednn::rnn_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "cell")
             p_.cell = parse_choice<Cell>(value, option, kCells);
@@ -315,12 +315,6 @@ Inputs RnnProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kBiases].fill_uniform(seed + 4, -k, k);
     return in;
 }
-
-std::unique_ptr<Case> RnnProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnRnn>(*this, h, in);
-}
-
-std::unique_ptr<Case> RnnProblem::onednn_case(const Inputs &in) const { return onednn::rnn_case(*this, in); }
 
 std::unique_ptr<Driver> make_rnn_driver() { return std::make_unique<RnnDriver>(); }
 

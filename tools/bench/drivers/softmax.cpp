@@ -36,7 +36,7 @@ private:
     Buffer out_;
 };
 
-class SoftmaxDriver final : public ProblemDriver<SoftmaxProblem> {
+class SoftmaxDriver final : public ProblemDriver<SoftmaxProblem, AnydnnSoftmax, onednn::softmax_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "alg")
             p_.alg = parse_choice(value, option, kAlgs);
@@ -86,12 +86,6 @@ Inputs SoftmaxProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kX].fill_uniform(seed, -5, 5);
     return in;
 }
-
-std::unique_ptr<Case> SoftmaxProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnSoftmax>(*this, h, in);
-}
-
-std::unique_ptr<Case> SoftmaxProblem::onednn_case(const Inputs &in) const { return onednn::softmax_case(*this, in); }
 
 std::unique_ptr<Driver> make_softmax_driver() { return std::make_unique<SoftmaxDriver>(); }
 

@@ -36,7 +36,7 @@ private:
     Buffer out_;
 };
 
-class TransformDriver final : public ProblemDriver<TransformProblem> {
+class TransformDriver final : public ProblemDriver<TransformProblem, AnydnnTransform, onednn::transform_case> {
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "sdt")
             p_.sdt = parse_dt(value, option);
@@ -86,14 +86,6 @@ Inputs TransformProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     const double range = is_integer(sdt) || is_integer(ddt) ? 200 : 1;
     in[kX].fill_uniform(seed, -range, range);
     return in;
-}
-
-std::unique_ptr<Case> TransformProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnTransform>(*this, h, in);
-}
-
-std::unique_ptr<Case> TransformProblem::onednn_case(const Inputs &in) const {
-    return onednn::transform_case(*this, in);
 }
 
 std::unique_ptr<Driver> make_transform_driver() { return std::make_unique<TransformDriver>(); }
