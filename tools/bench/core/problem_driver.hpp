@@ -1,5 +1,7 @@
-// What the drivers in drivers/ share beyond the Driver and Case interfaces:
-// the option-keeping driver and the base of their anydnn cases.
+// What the drivers in drivers/ share beyond the Driver, Problem and Case
+// interfaces (core/driver.hpp): the option-keeping driver, the binding of a
+// problem to its two cases and the base of the anydnn cases, so that a
+// driver file holds only what is its own.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +78,8 @@ protected:
         if (mb_ > 0) mb = mb_;
     }
 
+    // The problems made, and so the options kept (make_problem copies them
+    // whole): P, or P bound to its cases.
     using Made = std::conditional_t<std::is_void_v<AnydnnC>, P, WithCases<P, AnydnnC, onednn_case>>;
     Made p_;
 
