@@ -1,7 +1,6 @@
 #include "drivers/binary.hpp"
 
 #include "core/anydnn_util.hpp"
-#include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
