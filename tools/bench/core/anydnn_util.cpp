@@ -36,8 +36,7 @@ Handle::~Handle() { anydnnDestroy(h_); }
 
 void Handle::set_threads(int threads) { check(anydnnSetNumThreads(h_, threads), "anydnnSetNumThreads"); }
 
-TensorDesc::TensorDesc(anydnnDataType_t dt, const Dims &dims, Tag tag) {
-    check(anydnnCreateTensorDescriptor(&d_), "anydnnCreateTensorDescriptor");
+TensorDesc::TensorDesc(anydnnDataType_t dt, const Dims &dims, Tag tag) : Owned("anydnnCreateTensorDescriptor") {
     const Dims strides = strides_for(dims, tag);
     int dim_a[ANYDNN_DIM_MAX], stride_a[ANYDNN_DIM_MAX];
     const int rank = static_cast<int>(dims.size());
@@ -45,13 +44,7 @@ TensorDesc::TensorDesc(anydnnDataType_t dt, const Dims &dims, Tag tag) {
         dim_a[i] = static_cast<int>(dims[i]);
         stride_a[i] = static_cast<int>(strides[i]);
     }
-    const anydnnStatus_t status = anydnnSetTensorNdDescriptor(d_, dt, rank, dim_a, stride_a);
-    if (status != ANYDNN_STATUS_SUCCESS) {
-        anydnnDestroyTensorDescriptor(d_);
-        check(status, "anydnnSetTensorNdDescriptor");
-    }
+    check(anydnnSetTensorNdDescriptor(*this, dt, rank, dim_a, stride_a), "anydnnSetTensorNdDescriptor");
 }
-
-TensorDesc::~TensorDesc() { anydnnDestroyTensorDescriptor(d_); }
 
 }  // namespace anydnn_bench

@@ -25,17 +25,27 @@ private:
     anydnnHandle_t h_ = nullptr;
 };
 
-// A tensor descriptor of `dims` (3 to 8 of them) packed in `tag` order.
-class TensorDesc {
+// An anydnn descriptor, created with its owner and destroyed with it; the
+// ops' descriptors derive from it and set themselves up in their
+// constructors (a failed Set* throws, and the base destroys what it made).
+template <class T, anydnnStatus_t (*Create)(T *), anydnnStatus_t (*Destroy)(T)>
+class Owned {
 public:
-    TensorDesc(anydnnDataType_t dt, const Dims &dims, Tag tag);
-    ~TensorDesc();
-    TensorDesc(const TensorDesc &) = delete;
-    TensorDesc &operator=(const TensorDesc &) = delete;
-    operator anydnnTensorDescriptor_t() const { return d_; }
+    explicit Owned(const char *create_name) { check(Create(&d_), create_name); }
+    ~Owned() { Destroy(d_); }
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    operator T() const { return d_; }
 
 private:
-    anydnnTensorDescriptor_t d_ = nullptr;
+    T d_ = nullptr;
+};
+
+// A tensor descriptor of `dims` (3 to 8 of them) packed in `tag` order.
+class TensorDesc
+    : public Owned<anydnnTensorDescriptor_t, anydnnCreateTensorDescriptor, anydnnDestroyTensorDescriptor> {
+public:
+    TensorDesc(anydnnDataType_t dt, const Dims &dims, Tag tag);
 };
 
 // alpha/beta as anydnn reads them: double for DOUBLE tensors, float otherwise.

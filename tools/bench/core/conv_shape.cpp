@@ -179,6 +179,12 @@ std::string to_string(const ConvShape &s) {
     return r;
 }
 
+Dims ConvShape::tensor_dims(int64_t n, int64_t c, const int64_t (&sizes)[3]) const {
+    Dims dims{n, c};
+    for (int a = 3 - spatial_rank(); a < 3; ++a) dims.push_back(sizes[a]);
+    return dims;
+}
+
 int occurrences_in_name(std::string_view name) {
     const size_t x = name.rfind("_x");
     if (x == std::string_view::npos || x + 2 == name.size() || name.size() - x > 8) return 0;

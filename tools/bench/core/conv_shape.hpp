@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/types.hpp"
 
 namespace anydnn_bench {
 
@@ -28,6 +29,12 @@ struct ConvShape {
     int64_t output_spatial() const { return o[0] * o[1] * o[2]; }
     // 2 * mb * oc * od * oh * ow * ic / g * kd * kh * kw.
     double flops() const { return 2.0 * double(mb) * double(oc) * double(output_spatial()) * double(reduction_length()); }
+    // The spatial dimensions of anydnn's tensors: 3 (d, h, w), else 2 (a 1-D
+    // problem has h = 1).
+    int spatial_rank() const { return ndims == 3 ? 3 : 2; }
+    // A tensor as anydnn sees it (conv and pool): n x c, then `sizes` (i, o
+    // or k) of the spatial_rank() dimensions, (d,) h, w.
+    Dims tensor_dims(int64_t n, int64_t c, const int64_t (&sizes)[3]) const;
 };
 
 // benchdnn's rules: tokens gN mbN icN ocN and {i,o,k,s,p,d}{d,h,w}N in any

@@ -1,7 +1,8 @@
 // What a driver (one op family: --eltwise, --binary, ...) provides to the
 // shared harness. Adding a driver is one file in drivers/ (its options,
-// descriptor syntax and anydnn calls), one in onednn/ (the same problem in
-// oneDNN) and one line in drivers/registry.cpp.
+// descriptor syntax and anydnn calls, on core/problem_driver.hpp's pieces),
+// one in onednn/ (the same problem in oneDNN) and one line in
+// drivers/registry.cpp.
 #pragma once
 
 #include <cstdint>

@@ -53,6 +53,18 @@ std::vector<Dims> parse_dims_list(std::string_view text, std::initializer_list<c
                      " ':'-separated tensors");
 }
 
+void check_broadcast(const Dims &full, std::string_view full_name, const Dims &small, std::string_view small_name,
+                     const std::string &where) {
+    const std::string f(full_name), s(small_name);
+    if (small.size() != full.size())
+        throw ParseError(where + s + " has " + std::to_string(small.size()) + " dimensions, " + f + " has " +
+                         std::to_string(full.size()));
+    for (size_t i = 0; i < full.size(); ++i)
+        if (small[i] != 1 && small[i] != full[i])
+            throw ParseError(where + s + " dimension " + std::to_string(i) + " is " + std::to_string(small[i]) +
+                             ", neither 1 nor " + f + "'s " + std::to_string(full[i]));
+}
+
 anydnnDataType_t parse_dt(std::string_view value, std::string_view option) {
     return parse_choice<anydnnDataType_t>(value, option,
                                           {{"f32", ANYDNN_DATA_FLOAT},

@@ -20,6 +20,11 @@ Dims parse_dims(std::string_view text, std::string_view field);
 // "A:B" -> {A, B} with one name per part, e.g. {"src0", "src1"}; a single
 // part gives one entry.
 std::vector<Dims> parse_dims_list(std::string_view text, std::initializer_list<const char *> fields);
+// ParseError, after `where`, unless `small` (named `small_name`) has as many
+// dimensions as `full` and each is `full`'s or 1: binary's broadcast src1,
+// reduction's dst.
+void check_broadcast(const Dims &full, std::string_view full_name, const Dims &small, std::string_view small_name,
+                     const std::string &where);
 
 // Values of --name=value options; `option` is the option's name ("--dt").
 anydnnDataType_t parse_dt(std::string_view value, std::string_view option);

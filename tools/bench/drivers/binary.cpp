@@ -1,8 +1,8 @@
 #include "drivers/binary.hpp"
 
 #include "core/anydnn_util.hpp"
-#include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -26,29 +26,19 @@ anydnnOpTensorOp_t op_of(BinaryAlg alg) {
     }
 }
 
-class OpTensorDesc {
+class OpTensorDesc
+    : public Owned<anydnnOpTensorDescriptor_t, anydnnCreateOpTensorDescriptor, anydnnDestroyOpTensorDescriptor> {
 public:
-    OpTensorDesc(anydnnOpTensorOp_t op, anydnnDataType_t dt) {
-        check(anydnnCreateOpTensorDescriptor(&d_), "anydnnCreateOpTensorDescriptor");
-        const anydnnStatus_t s = anydnnSetOpTensorDescriptor(d_, op, compute_type(dt), ANYDNN_NOT_PROPAGATE_NAN);
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyOpTensorDescriptor(d_);
-            check(s, "anydnnSetOpTensorDescriptor");
-        }
+    OpTensorDesc(anydnnOpTensorOp_t op, anydnnDataType_t dt) : Owned("anydnnCreateOpTensorDescriptor") {
+        check(anydnnSetOpTensorDescriptor(*this, op, compute_type(dt), ANYDNN_NOT_PROPAGATE_NAN),
+              "anydnnSetOpTensorDescriptor");
     }
-    ~OpTensorDesc() { anydnnDestroyOpTensorDescriptor(d_); }
-    OpTensorDesc(const OpTensorDesc &) = delete;
-    OpTensorDesc &operator=(const OpTensorDesc &) = delete;
-    operator anydnnOpTensorDescriptor_t() const { return d_; }
-
-private:
-    anydnnOpTensorDescriptor_t d_ = nullptr;
 };
 
-class AnydnnBinary final : public Case {
+class AnydnnBinary final : public AnydnnCase<BinaryProblem> {
 public:
     AnydnnBinary(const BinaryProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), op_(op_of(p.alg), p.dt), d0_(p.dt, at_least_4d(p.src0), p.tag),
+        : AnydnnCase(p, h, in), op_(op_of(p.alg), p.dt), d0_(p.dt, at_least_4d(p.src0), p.tag),
           d1_(p.dt, at_least_4d(p.src1), p.tag), out_(p.dt, elements(p.src0)) {
         reset();  // addtensor reads C: start from real values, not from whatever the allocation held
     }
@@ -69,47 +59,24 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const BinaryProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     OpTensorDesc op_;
     TensorDesc d0_, d1_;
     Buffer out_;
 };
 
-class BinaryDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
-        if (key == "alg")
-            p_.alg = parse_choice(value, option, kAlgs);
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
-        else
-            return false;
+class BinaryDriver final : public ProblemDriver<BinaryProblem, AnydnnBinary, onednn::binary_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
+        if (key != "alg") return parse_dt_or_tag(key, value, option);
+        p_.alg = parse_choice(value, option, kAlgs);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<BinaryProblem>(p_);
+    void describe(BinaryProblem &p, std::string_view descriptor) const override {
         const std::vector<Dims> d = parse_dims_list(descriptor, {"src0", "src1"});
-        p->src0 = d[0];
-        p->src1 = d.size() > 1 ? d[1] : d[0];
-        const std::string where = "problem '" + std::string(descriptor) + "': ";
-        if (p->src1.size() != p->src0.size())
-            throw ParseError(where + "src1 has " + std::to_string(p->src1.size()) + " dimensions, src0 has " +
-                             std::to_string(p->src0.size()));
-        for (size_t i = 0; i < p->src0.size(); ++i)
-            if (p->src1[i] != 1 && p->src1[i] != p->src0[i])
-                throw ParseError(where + "src1 dimension " + std::to_string(i) + " is " + std::to_string(p->src1[i]) +
-                                 ", neither 1 nor src0's " + std::to_string(p->src0[i]));
-        return p;
+        p.src0 = d[0];
+        p.src1 = d.size() > 1 ? d[1] : d[0];
+        check_broadcast(p.src0, "src0", p.src1, "src1", "problem '" + std::string(descriptor) + "': ");
     }
-
-private:
-    BinaryProblem p_;
 };
 
 }  // namespace
@@ -134,12 +101,6 @@ Inputs BinaryProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kSrc1].fill_uniform(seed + 1, -1, 1);
     return in;
 }
-
-std::unique_ptr<Case> BinaryProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnBinary>(*this, h, in);
-}
-
-std::unique_ptr<Case> BinaryProblem::onednn_case(const Inputs &in) const { return onednn::binary_case(*this, in); }
 
 std::unique_ptr<Driver> make_binary_driver() { return std::make_unique<BinaryDriver>(); }
 

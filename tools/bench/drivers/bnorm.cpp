@@ -5,6 +5,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -24,10 +25,10 @@ const std::initializer_list<std::pair<const char *, Dir>> kDirs = {
 // The small tensors' type: float, double for double data.
 anydnnDataType_t param_dt(anydnnDataType_t dt) { return compute_type(dt); }
 
-class AnydnnNorm final : public Case {
+class AnydnnNorm final : public AnydnnCase<NormBenchProblem> {
 public:
     AnydnnNorm(const NormBenchProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), xd_(p.dt, p.anydnn_dims(), p.tag), pd_(param_dt(p.dt), small_dims(p, true), Tag::nchw),
+        : AnydnnCase(p, h, in), xd_(p.dt, p.anydnn_dims(), p.tag), pd_(param_dt(p.dt), small_dims(p, true), Tag::nchw),
           sd_(param_dt(p.dt), small_dims(p, false), Tag::nchw) {
         const int64_t n = elements(p.anydnn_dims());
         if (p.dir == Dir::bwd_dw) {
@@ -111,43 +112,33 @@ private:
         return d;
     }
 
-    const NormBenchProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     TensorDesc xd_, pd_, sd_;
     std::vector<Buffer> out_;
     Buffer save_mean_, save_inv_;
 };
 
-class NormDriver final : public Driver {
+class NormDriver final : public ProblemDriver<NormBenchProblem, AnydnnNorm, onednn::norm_case> {
 public:
     explicit NormDriver(bool layer) { p_.layer = layer; }
 
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+private:
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "dir")
             p_.dir = parse_choice(value, option, kDirs);
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag" && !p_.layer)
-            p_.tag = parse_tag(value, option);
-        else
+        else if (key == "tag" && p_.layer)  // --lnorm's rows have no layout
             return false;
+        else
+            return parse_dt_or_tag(key, value, option);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<NormBenchProblem>(p_);
-        p->dims = parse_dims(descriptor, "src");
+    void describe(NormBenchProblem &p, std::string_view descriptor) const override {
+        p.dims = parse_dims(descriptor, "src");
         const std::string where = "problem '" + std::string(descriptor) + "': ";
-        if (p_.layer && p->dims.size() != 2) throw ParseError(where + "--lnorm takes rows x length");
-        if (!p_.layer && (p->dims.size() < 3 || p->dims.size() > 5))
+        if (p.layer && p.dims.size() != 2) throw ParseError(where + "--lnorm takes rows x length");
+        if (!p.layer && (p.dims.size() < 3 || p.dims.size() > 5))
             throw ParseError(where + "--bnorm takes N x C x 1 to 3 spatial dimensions");
-        return p;
     }
-
-private:
-    NormBenchProblem p_;
 };
 
 }  // namespace
@@ -208,12 +199,6 @@ Inputs NormBenchProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     }
     return in;
 }
-
-std::unique_ptr<Case> NormBenchProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnNorm>(*this, h, in);
-}
-
-std::unique_ptr<Case> NormBenchProblem::onednn_case(const Inputs &in) const { return onednn::norm_case(*this, in); }
 
 std::unique_ptr<Driver> make_bnorm_driver() { return std::make_unique<NormDriver>(false); }
 std::unique_ptr<Driver> make_lnorm_driver() { return std::make_unique<NormDriver>(true); }

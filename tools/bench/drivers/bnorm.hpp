@@ -15,7 +15,7 @@
 
 namespace anydnn_bench {
 
-struct NormBenchProblem final : Problem {
+struct NormBenchProblem : Problem {
     enum Input { kX, kDy, kScale, kShift, kMean, kVar, kInv };
     enum class Dir { fwd_d, fwd_i, bwd_dw };
 
@@ -35,8 +35,7 @@ struct NormBenchProblem final : Problem {
     double bytes() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_bnorm_driver();

@@ -9,6 +9,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -55,31 +56,21 @@ void check_options(const ConvProblem &p, const std::string &where) {
 
 std::vector<int> ints(const Dims &d) { return std::vector<int>(d.begin(), d.end()); }
 
-class FilterDesc {
+class FilterDesc
+    : public Owned<anydnnFilterDescriptor_t, anydnnCreateFilterDescriptor, anydnnDestroyFilterDescriptor> {
 public:
-    FilterDesc(anydnnDataType_t dt, const Dims &dims, Tag tag) {
-        check(anydnnCreateFilterDescriptor(&d_), "anydnnCreateFilterDescriptor");
+    FilterDesc(anydnnDataType_t dt, const Dims &dims, Tag tag) : Owned("anydnnCreateFilterDescriptor") {
         const std::vector<int> dim_a = ints(dims);
-        const anydnnStatus_t s = anydnnSetFilterNdDescriptor(
-            d_, dt, tag == Tag::nchw ? ANYDNN_TENSOR_NCHW : ANYDNN_TENSOR_NHWC, int(dim_a.size()), dim_a.data());
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyFilterDescriptor(d_);
-            check(s, "anydnnSetFilterNdDescriptor");
-        }
+        check(anydnnSetFilterNdDescriptor(*this, dt, tag == Tag::nchw ? ANYDNN_TENSOR_NCHW : ANYDNN_TENSOR_NHWC,
+                                          int(dim_a.size()), dim_a.data()),
+              "anydnnSetFilterNdDescriptor");
     }
-    ~FilterDesc() { anydnnDestroyFilterDescriptor(d_); }
-    FilterDesc(const FilterDesc &) = delete;
-    FilterDesc &operator=(const FilterDesc &) = delete;
-    operator anydnnFilterDescriptor_t() const { return d_; }
-
-private:
-    anydnnFilterDescriptor_t d_ = nullptr;
 };
 
-class ConvDesc {
+class ConvDesc : public Owned<anydnnConvolutionDescriptor_t, anydnnCreateConvolutionDescriptor,
+                              anydnnDestroyConvolutionDescriptor> {
 public:
-    explicit ConvDesc(const ConvProblem &p) {
-        check(anydnnCreateConvolutionDescriptor(&d_), "anydnnCreateConvolutionDescriptor");
+    explicit ConvDesc(const ConvProblem &p) : Owned("anydnnCreateConvolutionDescriptor") {
         const ConvShape &s = p.shape;
         std::vector<int> pad, stride, dilation;
         for (int a = 3 - p.spatial_rank(); a < 3; ++a) {
@@ -87,42 +78,22 @@ public:
             stride.push_back(int(s.s[a]));
             dilation.push_back(int(s.d[a] + 1));  // benchdnn counts from 0, cuDNN from 1
         }
-        anydnnStatus_t st = anydnnSetConvolutionNdDescriptor(d_, p.spatial_rank(), pad.data(), stride.data(),
+        anydnnStatus_t st = anydnnSetConvolutionNdDescriptor(*this, p.spatial_rank(), pad.data(), stride.data(),
                                                              dilation.data(), ANYDNN_CROSS_CORRELATION,
                                                              compute_type(p.dt));
-        if (st == ANYDNN_STATUS_SUCCESS) st = anydnnSetConvolutionGroupCount(d_, int(s.g));
-        if (st != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyConvolutionDescriptor(d_);
-            check(st, "anydnnSetConvolutionNdDescriptor");
-        }
+        if (st == ANYDNN_STATUS_SUCCESS) st = anydnnSetConvolutionGroupCount(*this, int(s.g));
+        check(st, "anydnnSetConvolutionNdDescriptor");
     }
-    ~ConvDesc() { anydnnDestroyConvolutionDescriptor(d_); }
-    ConvDesc(const ConvDesc &) = delete;
-    ConvDesc &operator=(const ConvDesc &) = delete;
-    operator anydnnConvolutionDescriptor_t() const { return d_; }
-
-private:
-    anydnnConvolutionDescriptor_t d_ = nullptr;
 };
 
-class ReluDesc {
+class ReluDesc : public Owned<anydnnActivationDescriptor_t, anydnnCreateActivationDescriptor,
+                              anydnnDestroyActivationDescriptor> {
 public:
-    explicit ReluDesc(bool relu) {
-        check(anydnnCreateActivationDescriptor(&d_), "anydnnCreateActivationDescriptor");
-        const anydnnStatus_t s = anydnnSetActivationDescriptor(
-            d_, relu ? ANYDNN_ACTIVATION_RELU : ANYDNN_ACTIVATION_IDENTITY, ANYDNN_NOT_PROPAGATE_NAN, 0.0);
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyActivationDescriptor(d_);
-            check(s, "anydnnSetActivationDescriptor");
-        }
+    explicit ReluDesc(bool relu) : Owned("anydnnCreateActivationDescriptor") {
+        check(anydnnSetActivationDescriptor(*this, relu ? ANYDNN_ACTIVATION_RELU : ANYDNN_ACTIVATION_IDENTITY,
+                                            ANYDNN_NOT_PROPAGATE_NAN, 0.0),
+              "anydnnSetActivationDescriptor");
     }
-    ~ReluDesc() { anydnnDestroyActivationDescriptor(d_); }
-    ReluDesc(const ReluDesc &) = delete;
-    ReluDesc &operator=(const ReluDesc &) = delete;
-    operator anydnnActivationDescriptor_t() const { return d_; }
-
-private:
-    anydnnActivationDescriptor_t d_ = nullptr;
 };
 
 // The first algorithm of a _v7 ranking that takes the problem (--alg=auto).
@@ -293,58 +264,34 @@ public:
     }
 };
 
-class ConvDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class ConvDriver final : public ProblemDriver<ConvProblem> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "dir")
             p_.dir = parse_choice(value, option, kDirs);
         else if (key == "fused")  // --fused alone is --fused=true
             p_.fused = value.empty() || parse_choice<bool>(value, option, {{"true", true}, {"false", false}});
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
         else if (key == "alg")
             p_.alg = parse_choice(value, option, kAlgs);
         else if (key == "mb")
-            mb_ = parse_int(value, option, 0);
+            parse_mb(value, option);
         else
-            return false;
+            return parse_dt_or_tag(key, value, option);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<ConvProblem>(p_);
-        p->shape = parse_conv_shape(descriptor);
-        if (mb_ > 0) p->shape.mb = mb_;
+    void describe(ConvProblem &p, std::string_view descriptor) const override {
+        p.shape = parse_conv_shape(descriptor);
+        override_mb(p.shape.mb);
         const std::string where = "conv problem '" + std::string(descriptor) + "': ";
-        check_options(*p, where);
+        check_options(p, where);
         constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
         const std::pair<const char *, Dims> tensors[] = {
-            {"src", p->src_dims()}, {"wei", p->wei_dims()}, {"dst", p->dst_dims()}};
+            {"src", p.src_dims()}, {"wei", p.wei_dims()}, {"dst", p.dst_dims()}};
         for (const auto &[field, dims] : tensors)
             if (elements(dims) > kMax)
                 throw ParseError(where + field + " " + dims_string(dims) + " has more than 2^31 - 1 elements");
-        return p;
     }
-
-private:
-    ConvProblem p_;
-    int64_t mb_ = 0;  // --mb; 0: the descriptor's
 };
-
-// The spatial sizes of `v` in anydnn's order: (d,) h, w.
-Dims spatial(const ConvProblem &p, const int64_t *v) {
-    Dims d;
-    for (int a = 3 - p.spatial_rank(); a < 3; ++a) d.push_back(v[a]);
-    return d;
-}
-
-Dims concat(Dims head, const Dims &tail) {
-    head.insert(head.end(), tail.begin(), tail.end());
-    return head;
-}
 
 }  // namespace
 
@@ -378,12 +325,12 @@ const Buffer &ConvProblem::input(const Inputs &in, Tensor t) const {
 
 Dims ConvProblem::dims(Tensor t) const {
     switch (t) {
-    case Tensor::src: return concat({shape.mb, shape.ic}, spatial(*this, shape.i));
-    case Tensor::wei: return concat({shape.oc, shape.ic / shape.g}, spatial(*this, shape.k));
-    case Tensor::bias: return concat({1, shape.oc}, Dims(size_t(spatial_rank()), 1));
+    case Tensor::src: return shape.tensor_dims(shape.mb, shape.ic, shape.i);
+    case Tensor::wei: return shape.tensor_dims(shape.oc, shape.ic / shape.g, shape.k);
+    case Tensor::bias: return shape.tensor_dims(1, shape.oc, {1, 1, 1});
     case Tensor::dst: break;
     }
-    return concat({shape.mb, shape.oc}, spatial(*this, shape.o));
+    return shape.tensor_dims(shape.mb, shape.oc, shape.o);
 }
 
 std::string ConvProblem::repro() const {

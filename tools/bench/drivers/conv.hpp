@@ -53,7 +53,7 @@ struct ConvProblem final : Problem {
     Dims wei_dims() const { return dims(Tensor::wei); }
     Dims dst_dims() const { return dims(Tensor::dst); }
     Dims bias_dims() const { return dims(Tensor::bias); }
-    int spatial_rank() const { return shape.ndims == 3 ? 3 : 2; }
+    int spatial_rank() const { return shape.spatial_rank(); }
 
     const char *driver() const override { return "conv"; }
     std::string repro() const override;

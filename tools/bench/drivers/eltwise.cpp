@@ -3,6 +3,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -44,27 +45,16 @@ const AlgInfo &info(EltwiseAlg alg) {
     return kAlgs[0];
 }
 
-class ActivationDesc {
+class ActivationDesc : public Owned<anydnnActivationDescriptor_t, anydnnCreateActivationDescriptor,
+                                    anydnnDestroyActivationDescriptor> {
 public:
-    ActivationDesc(const EltwiseProblem &p) {
-        check(anydnnCreateActivationDescriptor(&d_), "anydnnCreateActivationDescriptor");
-        const AlgInfo &a = info(p.alg);
-        anydnnStatus_t s = anydnnSetActivationDescriptor(d_, a.mode, ANYDNN_NOT_PROPAGATE_NAN,
+    explicit ActivationDesc(const EltwiseProblem &p) : Owned("anydnnCreateActivationDescriptor") {
+        anydnnStatus_t s = anydnnSetActivationDescriptor(*this, info(p.alg).mode, ANYDNN_NOT_PROPAGATE_NAN,
                                                          p.alg == EltwiseAlg::swish ? 0.0 : p.alpha);
         if (s == ANYDNN_STATUS_SUCCESS && p.alg == EltwiseAlg::swish)
-            s = anydnnSetActivationDescriptorSwishBeta(d_, p.alpha);
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyActivationDescriptor(d_);
-            check(s, "anydnnSetActivationDescriptor");
-        }
+            s = anydnnSetActivationDescriptorSwishBeta(*this, p.alpha);
+        check(s, "anydnnSetActivationDescriptor");
     }
-    ~ActivationDesc() { anydnnDestroyActivationDescriptor(d_); }
-    ActivationDesc(const ActivationDesc &) = delete;
-    ActivationDesc &operator=(const ActivationDesc &) = delete;
-    operator anydnnActivationDescriptor_t() const { return d_; }
-
-private:
-    anydnnActivationDescriptor_t d_ = nullptr;
 };
 
 void forward(anydnnHandle_t h, const ActivationDesc &act, const TensorDesc &desc, anydnnDataType_t dt,
@@ -74,10 +64,10 @@ void forward(anydnnHandle_t h, const ActivationDesc &act, const TensorDesc &desc
           "anydnnActivationForward");
 }
 
-class AnydnnEltwise final : public Case {
+class AnydnnEltwise final : public AnydnnCase<EltwiseProblem> {
 public:
     AnydnnEltwise(const EltwiseProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), act_(p), desc_(p.dt, at_least_4d(p.dims), p.tag),
+        : AnydnnCase(p, h, in), act_(p), desc_(p.dt, at_least_4d(p.dims), p.tag),
           out_(p.dt, elements(p.dims)) {}
 
     void run() override {
@@ -94,18 +84,13 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const EltwiseProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     ActivationDesc act_;
     TensorDesc desc_;
     Buffer out_;
 };
 
-class EltwiseDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class EltwiseDriver final : public ProblemDriver<EltwiseProblem, AnydnnEltwise, onednn::eltwise_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "dir")
             p_.backward = parse_choice<bool>(value, option, {{"fwd", false}, {"bwd", true}, {"FWD_D", false},
                                                              {"FWD_I", false}, {"BWD_D", true}});
@@ -114,24 +99,16 @@ public:
         else if (key == "alpha") {
             alpha_ = parse_double(value, option);
             alpha_set_ = true;
-        } else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
-        else
-            return false;
+        } else
+            return parse_dt_or_tag(key, value, option);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<EltwiseProblem>(p_);
-        p->dims = parse_dims(descriptor, "src");
-        p->alpha = alpha_set_ ? alpha_ : info(p->alg).default_alpha;
-        return p;
+    void describe(EltwiseProblem &p, std::string_view descriptor) const override {
+        p.dims = parse_dims(descriptor, "src");
+        p.alpha = alpha_set_ ? alpha_ : info(p.alg).default_alpha;
     }
 
-private:
-    EltwiseProblem p_;
     double alpha_ = 0;
     bool alpha_set_ = false;
 
@@ -178,12 +155,6 @@ Inputs EltwiseProblem::make_inputs(anydnnHandle_t h, uint64_t seed) const {
     }
     return in;
 }
-
-std::unique_ptr<Case> EltwiseProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnEltwise>(*this, h, in);
-}
-
-std::unique_ptr<Case> EltwiseProblem::onednn_case(const Inputs &in) const { return onednn::eltwise_case(*this, in); }
 
 std::unique_ptr<Driver> make_eltwise_driver() { return std::make_unique<EltwiseDriver>(); }
 

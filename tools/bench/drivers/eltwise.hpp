@@ -14,7 +14,7 @@ enum class EltwiseAlg {
     relu, tanh, sigmoid, gelu, gelu_tanh, elu, swish, clip, leaky_relu, identity, hardswish, mish, softplus
 };
 
-struct EltwiseProblem final : Problem {
+struct EltwiseProblem : Problem {
     enum Input { kX, kY, kDy };  // y = f(x) and dy exist for the backward pass only
 
     bool backward = false;
@@ -29,8 +29,7 @@ struct EltwiseProblem final : Problem {
     double bytes() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_eltwise_driver();

@@ -7,6 +7,7 @@
 #include "core/conv_shape.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -17,23 +18,11 @@ const char kLrnUsage[] =
 
 namespace {
 
-class LrnDesc {
+class LrnDesc : public Owned<anydnnLRNDescriptor_t, anydnnCreateLRNDescriptor, anydnnDestroyLRNDescriptor> {
 public:
-    explicit LrnDesc(const LrnProblem &p) {
-        check(anydnnCreateLRNDescriptor(&d_), "anydnnCreateLRNDescriptor");
-        const anydnnStatus_t s = anydnnSetLRNDescriptor(d_, unsigned(p.ls), p.alpha, p.beta, p.k);
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyLRNDescriptor(d_);
-            check(s, "anydnnSetLRNDescriptor");
-        }
+    explicit LrnDesc(const LrnProblem &p) : Owned("anydnnCreateLRNDescriptor") {
+        check(anydnnSetLRNDescriptor(*this, unsigned(p.ls), p.alpha, p.beta, p.k), "anydnnSetLRNDescriptor");
     }
-    ~LrnDesc() { anydnnDestroyLRNDescriptor(d_); }
-    LrnDesc(const LrnDesc &) = delete;
-    LrnDesc &operator=(const LrnDesc &) = delete;
-    operator anydnnLRNDescriptor_t() const { return d_; }
-
-private:
-    anydnnLRNDescriptor_t d_ = nullptr;
 };
 
 void forward(anydnnHandle_t h, const LrnDesc &d, const TensorDesc &t, anydnnDataType_t dt, const Buffer &x,
@@ -44,10 +33,10 @@ void forward(anydnnHandle_t h, const LrnDesc &d, const TensorDesc &t, anydnnData
           "anydnnLRNCrossChannelForward");
 }
 
-class AnydnnLrn final : public Case {
+class AnydnnLrn final : public AnydnnCase<LrnProblem> {
 public:
     AnydnnLrn(const LrnProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), d_(p), t_(p.dt, p.dims(), p.tag), out_(p.dt, elements(p.dims())) {}
+        : AnydnnCase(p, h, in), d_(p), t_(p.dt, p.dims(), p.tag), out_(p.dt, elements(p.dims())) {}
 
     void run() override {
         if (!p_.backward) return forward(h_, d_, t_, p_.dt, in_[LrnProblem::kX], out_);
@@ -60,9 +49,6 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const LrnProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     LrnDesc d_;
     TensorDesc t_;
     Buffer out_;
@@ -110,36 +96,24 @@ void parse_descriptor(std::string_view text, LrnProblem *p) {
     if (!has_iw) p->iw = p->ih;
 }
 
-class LrnDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class LrnDriver final : public ProblemDriver<LrnProblem, AnydnnLrn, onednn::lrn_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "dir")
             p_.backward = parse_choice<bool>(value, option, {{"fwd", false}, {"bwd", true}, {"FWD_D", false},
                                                              {"FWD_I", false}, {"BWD_D", true}});
         else if (key == "alg")
             parse_choice<bool>(value, option, {{"across", true}, {"ACROSS", true}});
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
         else if (key == "mb")
-            mb_ = parse_int(value, option, 0);
+            parse_mb(value, option);
         else
-            return false;
+            return parse_dt_or_tag(key, value, option);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<LrnProblem>(p_);
-        parse_descriptor(descriptor, p.get());
-        if (mb_ > 0) p->mb = mb_;
-        return p;
+    void describe(LrnProblem &p, std::string_view descriptor) const override {
+        parse_descriptor(descriptor, &p);
+        override_mb(p.mb);
     }
-
-private:
-    LrnProblem p_;
-    int64_t mb_ = 0;
 };
 
 }  // namespace
@@ -183,12 +157,6 @@ Inputs LrnProblem::make_inputs(anydnnHandle_t h, uint64_t seed) const {
     }
     return in;
 }
-
-std::unique_ptr<Case> LrnProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnLrn>(*this, h, in);
-}
-
-std::unique_ptr<Case> LrnProblem::onednn_case(const Inputs &in) const { return onednn::lrn_case(*this, in); }
 
 std::unique_ptr<Driver> make_lrn_driver() { return std::make_unique<LrnDriver>(); }
 

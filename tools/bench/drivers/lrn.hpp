@@ -13,7 +13,7 @@
 
 namespace anydnn_bench {
 
-struct LrnProblem final : Problem {
+struct LrnProblem : Problem {
     enum Input { kX, kY, kDy };
 
     bool backward = false;
@@ -32,8 +32,7 @@ struct LrnProblem final : Problem {
     int occurrences() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_lrn_driver();

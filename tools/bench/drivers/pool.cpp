@@ -3,6 +3,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -21,36 +22,26 @@ const std::initializer_list<std::pair<const char *, anydnnPoolingMode_t>> kAlgs 
     {"pooling_avg_exclude_padding", ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING},
     {"pooling_avg_include_padding", ANYDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING}};
 
-class PoolDesc {
+class PoolDesc
+    : public Owned<anydnnPoolingDescriptor_t, anydnnCreatePoolingDescriptor, anydnnDestroyPoolingDescriptor> {
 public:
-    explicit PoolDesc(const PoolProblem &p) {
-        check(anydnnCreatePoolingDescriptor(&d_), "anydnnCreatePoolingDescriptor");
+    explicit PoolDesc(const PoolProblem &p) : Owned("anydnnCreatePoolingDescriptor") {
         std::vector<int> window, pad, stride;
         for (int a = 3 - p.spatial_rank(); a < 3; ++a) {
             window.push_back(int(p.shape.k[a]));
             pad.push_back(int(p.shape.p[a]));
             stride.push_back(int(p.shape.s[a]));
         }
-        const anydnnStatus_t s = anydnnSetPoolingNdDescriptor(d_, p.alg, ANYDNN_NOT_PROPAGATE_NAN, p.spatial_rank(),
-                                                              window.data(), pad.data(), stride.data());
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyPoolingDescriptor(d_);
-            check(s, "anydnnSetPoolingNdDescriptor");
-        }
+        check(anydnnSetPoolingNdDescriptor(*this, p.alg, ANYDNN_NOT_PROPAGATE_NAN, p.spatial_rank(), window.data(),
+                                           pad.data(), stride.data()),
+              "anydnnSetPoolingNdDescriptor");
     }
-    ~PoolDesc() { anydnnDestroyPoolingDescriptor(d_); }
-    PoolDesc(const PoolDesc &) = delete;
-    PoolDesc &operator=(const PoolDesc &) = delete;
-    operator anydnnPoolingDescriptor_t() const { return d_; }
-
-private:
-    anydnnPoolingDescriptor_t d_ = nullptr;
 };
 
-class AnydnnPool final : public Case {
+class AnydnnPool final : public AnydnnCase<PoolProblem> {
 public:
     AnydnnPool(const PoolProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), pd_(p), xd_(p.dt, p.src_dims(), p.tag), yd_(p.dt, p.dst_dims(), p.tag),
+        : AnydnnCase(p, h, in), pd_(p), xd_(p.dt, p.src_dims(), p.tag), yd_(p.dt, p.dst_dims(), p.tag),
           out_(p.dt, elements(p.dst_dims())) {
         const Dims expected = p.dst_dims();
         std::vector<int> got(expected.size());
@@ -70,9 +61,6 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const PoolProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     PoolDesc pd_;
     TensorDesc xd_, yd_;
     Buffer out_;
@@ -103,52 +91,29 @@ ConvShape parse_pool_shape(std::string_view text) {
     return s;
 }
 
-class PoolDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class PoolDriver final : public ProblemDriver<PoolProblem, AnydnnPool, onednn::pool_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "alg")
             p_.alg = parse_choice(value, option, kAlgs);
         else if (key == "dir")  // forward only, for now
             parse_choice<bool>(value, option, {{"fwd", true}, {"FWD_D", true}, {"FWD_I", true}});
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
         else if (key == "mb")
-            mb_ = parse_int(value, option, 0);
+            parse_mb(value, option);
         else
-            return false;
+            return parse_dt_or_tag(key, value, option);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<PoolProblem>(p_);
-        p->shape = parse_pool_shape(descriptor);
-        if (mb_ > 0) p->shape.mb = mb_;
-        return p;
+    void describe(PoolProblem &p, std::string_view descriptor) const override {
+        p.shape = parse_pool_shape(descriptor);
+        override_mb(p.shape.mb);
     }
-
-private:
-    PoolProblem p_;
-    int64_t mb_ = 0;  // --mb; 0: the descriptor's
 };
-
-Dims spatial(const PoolProblem &p, const int64_t *v) {
-    Dims d;
-    for (int a = 3 - p.spatial_rank(); a < 3; ++a) d.push_back(v[a]);
-    return d;
-}
-
-Dims concat(Dims head, const Dims &tail) {
-    head.insert(head.end(), tail.begin(), tail.end());
-    return head;
-}
 
 }  // namespace
 
-Dims PoolProblem::src_dims() const { return concat({shape.mb, shape.ic}, spatial(*this, shape.i)); }
-Dims PoolProblem::dst_dims() const { return concat({shape.mb, shape.ic}, spatial(*this, shape.o)); }
+Dims PoolProblem::src_dims() const { return shape.tensor_dims(shape.mb, shape.ic, shape.i); }
+Dims PoolProblem::dst_dims() const { return shape.tensor_dims(shape.mb, shape.ic, shape.o); }
 
 std::string PoolProblem::repro() const {
     ConvShape s = shape;
@@ -175,12 +140,6 @@ Inputs PoolProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kSrc].fill_uniform(seed, -1, 1);
     return in;
 }
-
-std::unique_ptr<Case> PoolProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnPool>(*this, h, in);
-}
-
-std::unique_ptr<Case> PoolProblem::onednn_case(const Inputs &in) const { return onednn::pool_case(*this, in); }
 
 std::unique_ptr<Driver> make_pool_driver() { return std::make_unique<PoolDriver>(); }
 

@@ -13,7 +13,7 @@
 
 namespace anydnn_bench {
 
-struct PoolProblem final : Problem {
+struct PoolProblem : Problem {
     enum Input { kSrc };
 
     anydnnPoolingMode_t alg = ANYDNN_POOLING_MAX;
@@ -24,7 +24,7 @@ struct PoolProblem final : Problem {
     // N x C x (D x) H x W: a 1-D problem has H = 1.
     Dims src_dims() const;
     Dims dst_dims() const;
-    int spatial_rank() const { return shape.ndims == 3 ? 3 : 2; }
+    int spatial_rank() const { return shape.spatial_rank(); }
 
     const char *driver() const override { return "pool"; }
     std::string repro() const override;
@@ -32,8 +32,7 @@ struct PoolProblem final : Problem {
     int occurrences() const override { return occurrences_in_name(shape.name); }
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_pool_driver();

@@ -6,6 +6,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -21,30 +22,20 @@ const std::initializer_list<std::pair<const char *, anydnnReduceTensorOp_t>> kAl
     {"max", ANYDNN_REDUCE_TENSOR_MAX},    {"mean", ANYDNN_REDUCE_TENSOR_AVG},    {"amax", ANYDNN_REDUCE_TENSOR_AMAX},
     {"norm1", ANYDNN_REDUCE_TENSOR_NORM1}, {"norm2", ANYDNN_REDUCE_TENSOR_NORM2}};
 
-class ReduceDesc {
+class ReduceDesc : public Owned<anydnnReduceTensorDescriptor_t, anydnnCreateReduceTensorDescriptor,
+                                anydnnDestroyReduceTensorDescriptor> {
 public:
-    ReduceDesc(anydnnReduceTensorOp_t op, anydnnDataType_t dt) {
-        check(anydnnCreateReduceTensorDescriptor(&d_), "anydnnCreateReduceTensorDescriptor");
-        const anydnnStatus_t s = anydnnSetReduceTensorDescriptor(d_, op, compute_type(dt), ANYDNN_NOT_PROPAGATE_NAN,
-                                                                 ANYDNN_REDUCE_TENSOR_NO_INDICES, ANYDNN_32BIT_INDICES);
-        if (s != ANYDNN_STATUS_SUCCESS) {
-            anydnnDestroyReduceTensorDescriptor(d_);
-            check(s, "anydnnSetReduceTensorDescriptor");
-        }
+    ReduceDesc(anydnnReduceTensorOp_t op, anydnnDataType_t dt) : Owned("anydnnCreateReduceTensorDescriptor") {
+        check(anydnnSetReduceTensorDescriptor(*this, op, compute_type(dt), ANYDNN_NOT_PROPAGATE_NAN,
+                                              ANYDNN_REDUCE_TENSOR_NO_INDICES, ANYDNN_32BIT_INDICES),
+              "anydnnSetReduceTensorDescriptor");
     }
-    ~ReduceDesc() { anydnnDestroyReduceTensorDescriptor(d_); }
-    ReduceDesc(const ReduceDesc &) = delete;
-    ReduceDesc &operator=(const ReduceDesc &) = delete;
-    operator anydnnReduceTensorDescriptor_t() const { return d_; }
-
-private:
-    anydnnReduceTensorDescriptor_t d_ = nullptr;
 };
 
-class AnydnnReduction final : public Case {
+class AnydnnReduction final : public AnydnnCase<ReductionProblem> {
 public:
     AnydnnReduction(const ReductionProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), rd_(p.alg, p.dt), ad_(p.dt, at_least_4d(p.src), p.tag),
+        : AnydnnCase(p, h, in), rd_(p.alg, p.dt), ad_(p.dt, at_least_4d(p.src), p.tag),
           cd_(p.dt, at_least_4d(p.dst), p.tag), out_(p.dt, elements(p.dst)) {
         size_t ws = 0;
         check(anydnnGetReductionWorkspaceSize(h, rd_, ad_, cd_, &ws), "anydnnGetReductionWorkspaceSize");
@@ -60,48 +51,26 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const ReductionProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     ReduceDesc rd_;
     TensorDesc ad_, cd_;
     Buffer out_, workspace_;
 };
 
-class ReductionDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
-        if (key == "alg")
-            p_.alg = parse_choice(value, option, kAlgs);
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
-        else
-            return false;
+class ReductionDriver final : public ProblemDriver<ReductionProblem, AnydnnReduction, onednn::reduction_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
+        if (key != "alg") return parse_dt_or_tag(key, value, option);
+        p_.alg = parse_choice(value, option, kAlgs);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<ReductionProblem>(p_);
+    void describe(ReductionProblem &p, std::string_view descriptor) const override {
         const std::vector<Dims> d = parse_dims_list(descriptor, {"src", "dst"});
         const std::string where = "problem '" + std::string(descriptor) + "': ";
         if (d.size() != 2) throw ParseError(where + "no dst (expected src:dst, e.g. 16x64x56x56:1x64x1x1)");
-        p->src = d[0];
-        p->dst = d[1];
-        if (p->dst.size() != p->src.size())
-            throw ParseError(where + "dst has " + std::to_string(p->dst.size()) + " dimensions, src has " +
-                             std::to_string(p->src.size()));
-        for (size_t i = 0; i < p->src.size(); ++i)
-            if (p->dst[i] != 1 && p->dst[i] != p->src[i])
-                throw ParseError(where + "dst dimension " + std::to_string(i) + " is " + std::to_string(p->dst[i]) +
-                                 ", neither 1 nor src's " + std::to_string(p->src[i]));
-        return p;
+        p.src = d[0];
+        p.dst = d[1];
+        check_broadcast(p.src, "src", p.dst, "dst", where);
     }
-
-private:
-    ReductionProblem p_;
 };
 
 }  // namespace
@@ -131,14 +100,6 @@ Inputs ReductionProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     default: x.fill_uniform(seed, 0.25, 1, true); break;
     }
     return in;
-}
-
-std::unique_ptr<Case> ReductionProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnReduction>(*this, h, in);
-}
-
-std::unique_ptr<Case> ReductionProblem::onednn_case(const Inputs &in) const {
-    return onednn::reduction_case(*this, in);
 }
 
 std::unique_ptr<Driver> make_reduction_driver() { return std::make_unique<ReductionDriver>(); }

@@ -11,7 +11,7 @@
 
 namespace anydnn_bench {
 
-struct ReductionProblem final : Problem {
+struct ReductionProblem : Problem {
     enum Input { kSrc };
 
     anydnnReduceTensorOp_t alg = ANYDNN_REDUCE_TENSOR_ADD;
@@ -24,8 +24,7 @@ struct ReductionProblem final : Problem {
     double bytes() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_reduction_driver();

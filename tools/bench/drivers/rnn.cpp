@@ -12,6 +12,7 @@
 #include "core/conv_shape.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -34,20 +35,6 @@ constexpr std::initializer_list<std::pair<const char *, bool>> kProps = {
 // benchdnn calls bidirect_concat "concat".
 constexpr std::initializer_list<std::pair<const char *, bool>> kDirections = {
     {"left2right", false}, {"bidirect_concat", true}, {"concat", true}};
-
-// An anydnn descriptor that is destroyed with its owner.
-template <class T, anydnnStatus_t (*Create)(T *), anydnnStatus_t (*Destroy)(T)>
-class Owned {
-public:
-    explicit Owned(const char *create_name) { check(Create(&d_), create_name); }
-    ~Owned() { Destroy(d_); }
-    Owned(const Owned &) = delete;
-    Owned &operator=(const Owned &) = delete;
-    operator T() const { return d_; }
-
-private:
-    T d_ = nullptr;
-};
 
 using RnnDesc = Owned<anydnnRNNDescriptor_t, anydnnCreateRNNDescriptor, anydnnDestroyRNNDescriptor>;
 using RnnDataDesc = Owned<anydnnRNNDataDescriptor_t, anydnnCreateRNNDataDescriptor, anydnnDestroyRNNDataDescriptor>;
@@ -78,10 +65,10 @@ std::vector<int> dims_of(anydnnTensorDescriptor_t d) {
 // every sequence t steps long (the same memory as oneDNN's tnc), double
 // bias, hx / cx given and hy / cy written. The weights are copied into the
 // weight space where anydnnGetRNNWeightParams says, outside the timed run.
-class AnydnnRnn final : public Case {
+class AnydnnRnn final : public AnydnnCase<RnnProblem> {
 public:
     AnydnnRnn(const RnnProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), rnn_("anydnnCreateRNNDescriptor"), xd_("anydnnCreateRNNDataDescriptor"),
+        : AnydnnCase(p, h, in), rnn_("anydnnCreateRNNDescriptor"), xd_("anydnnCreateRNNDataDescriptor"),
           yd_("anydnnCreateRNNDataDescriptor"), hd_(p.dt, p.h_dims(), Tag::nchw), cd_(p.dt, p.c_dims(), Tag::nchw),
           y_(p.dt, elements(p.y_dims())), hy_(p.dt, elements(p.h_dims())), cy_(p.dt, elements(p.c_dims())) {
         const anydnnDataType_t math = p.dt == ANYDNN_DATA_DOUBLE ? ANYDNN_DATA_DOUBLE : ANYDNN_DATA_FLOAT;
@@ -156,9 +143,6 @@ private:
         }
     }
 
-    const RnnProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     RnnDesc rnn_;
     RnnDataDesc xd_, yd_;
     TensorDesc hd_, cd_;
@@ -217,10 +201,8 @@ void parse_descriptor(std::string_view text, RnnProblem *p) {
     p->dic = dic;
 }
 
-class RnnDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class RnnDriver final : public ProblemDriver<RnnProblem, AnydnnRnn, onednn::rnn_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "cell")
             p_.cell = parse_choice<Cell>(value, option, kCells);
         else if (key == "prop")
@@ -230,22 +212,16 @@ public:
         else if (key == "dt")
             p_.dt = parse_float_dt(value, option);
         else if (key == "mb")
-            mb_ = parse_int(value, option, 0);
+            parse_mb(value, option);
         else
             return false;
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<RnnProblem>(p_);
-        parse_descriptor(descriptor, p.get());
-        if (mb_ > 0) p->mb = mb_;
-        return p;
+    void describe(RnnProblem &p, std::string_view descriptor) const override {
+        parse_descriptor(descriptor, &p);
+        override_mb(p.mb);
     }
-
-private:
-    RnnProblem p_;
-    int64_t mb_ = 0;
 };
 
 }  // namespace
@@ -339,12 +315,6 @@ Inputs RnnProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kBiases].fill_uniform(seed + 4, -k, k);
     return in;
 }
-
-std::unique_ptr<Case> RnnProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnRnn>(*this, h, in);
-}
-
-std::unique_ptr<Case> RnnProblem::onednn_case(const Inputs &in) const { return onednn::rnn_case(*this, in); }
 
 std::unique_ptr<Driver> make_rnn_driver() { return std::make_unique<RnnDriver>(); }
 

@@ -19,7 +19,7 @@
 
 namespace anydnn_bench {
 
-struct RnnProblem final : Problem {
+struct RnnProblem : Problem {
     enum class Cell { lstm, gru, rnn_relu, rnn_tanh };
     // cx is made for every cell (the LSTM alone reads it).
     enum Input { kX, kHx, kCx, kWeights, kBiases };
@@ -69,8 +69,7 @@ struct RnnProblem final : Problem {
     int occurrences() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_rnn_driver();

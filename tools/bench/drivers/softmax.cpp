@@ -3,6 +3,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -17,10 +18,10 @@ const std::initializer_list<std::pair<const char *, anydnnSoftmaxAlgorithm_t>> k
     {"accurate", ANYDNN_SOFTMAX_ACCURATE}, {"fast", ANYDNN_SOFTMAX_FAST},   {"log", ANYDNN_SOFTMAX_LOG},
     {"softmax", ANYDNN_SOFTMAX_ACCURATE},  {"logsoftmax", ANYDNN_SOFTMAX_LOG}};
 
-class AnydnnSoftmax final : public Case {
+class AnydnnSoftmax final : public AnydnnCase<SoftmaxProblem> {
 public:
     AnydnnSoftmax(const SoftmaxProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), desc_(p.dt, p.anydnn_dims(), p.tag), out_(p.dt, elements(p.dims)) {}
+        : AnydnnCase(p, h, in), desc_(p.dt, p.anydnn_dims(), p.tag), out_(p.dt, elements(p.dims)) {}
 
     void run() override {
         const Scalar one(1), zero(0);
@@ -31,47 +32,33 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const SoftmaxProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     TensorDesc desc_;
     Buffer out_;
 };
 
-class SoftmaxDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class SoftmaxDriver final : public ProblemDriver<SoftmaxProblem, AnydnnSoftmax, onednn::softmax_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "alg")
             p_.alg = parse_choice(value, option, kAlgs);
         else if (key == "axis")
             p_.axis = static_cast<int>(parse_int(value, option, 0));
         else if (key == "dir")  // forward only, for now
             parse_choice<bool>(value, option, {{"fwd", true}, {"FWD_D", true}, {"FWD_I", true}});
-        else if (key == "dt")
-            p_.dt = parse_float_dt(value, option);
-        else if (key == "tag")
-            p_.tag = parse_tag(value, option);
         else
-            return false;
+            return parse_dt_or_tag(key, value, option);
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<SoftmaxProblem>(p_);
-        p->dims = parse_dims(descriptor, "src");
+    void describe(SoftmaxProblem &p, std::string_view descriptor) const override {
+        p.dims = parse_dims(descriptor, "src");
         const std::string where = "problem '" + std::string(descriptor) + "': ";
-        if (p->axis >= static_cast<int>(p->dims.size()))
-            throw ParseError(where + "--axis=" + std::to_string(p->axis) + " is out of range for " +
-                             std::to_string(p->dims.size()) + " dimensions");
-        if (p->tag == Tag::nhwc && p->axis != 1 && p->dims.size() > 2)
-            throw ParseError(where + "--axis=" + std::to_string(p->axis) +
+        if (p.axis >= static_cast<int>(p.dims.size()))
+            throw ParseError(where + "--axis=" + std::to_string(p.axis) + " is out of range for " +
+                             std::to_string(p.dims.size()) + " dimensions");
+        if (p.tag == Tag::nhwc && p.axis != 1 && p.dims.size() > 2)
+            throw ParseError(where + "--axis=" + std::to_string(p.axis) +
                              " with --tag=nhwc (only the channel axis 1 is supported)");
-        return p;
     }
-
-private:
-    SoftmaxProblem p_;
 };
 
 }  // namespace
@@ -99,12 +86,6 @@ Inputs SoftmaxProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     in[kX].fill_uniform(seed, -5, 5);
     return in;
 }
-
-std::unique_ptr<Case> SoftmaxProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnSoftmax>(*this, h, in);
-}
-
-std::unique_ptr<Case> SoftmaxProblem::onednn_case(const Inputs &in) const { return onednn::softmax_case(*this, in); }
 
 std::unique_ptr<Driver> make_softmax_driver() { return std::make_unique<SoftmaxDriver>(); }
 

@@ -12,7 +12,7 @@
 
 namespace anydnn_bench {
 
-struct SoftmaxProblem final : Problem {
+struct SoftmaxProblem : Problem {
     enum Input { kX };
 
     anydnnSoftmaxAlgorithm_t alg = ANYDNN_SOFTMAX_ACCURATE;
@@ -29,8 +29,7 @@ struct SoftmaxProblem final : Problem {
     double bytes() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_softmax_driver();

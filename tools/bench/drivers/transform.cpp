@@ -5,6 +5,7 @@
 #include "core/anydnn_util.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "core/problem_driver.hpp"
 #include "onednn/adaptor.hpp"
 
 namespace anydnn_bench {
@@ -15,10 +16,10 @@ const char kTransformUsage[] =
 
 namespace {
 
-class AnydnnTransform final : public Case {
+class AnydnnTransform final : public AnydnnCase<TransformProblem> {
 public:
     AnydnnTransform(const TransformProblem &p, anydnnHandle_t h, const Inputs &in)
-        : p_(p), h_(h), in_(in), xd_(p.sdt, at_least_4d(p.dims), p.stag), yd_(p.ddt, at_least_4d(p.dims), p.dtag),
+        : AnydnnCase(p, h, in), xd_(p.sdt, at_least_4d(p.dims), p.stag), yd_(p.ddt, at_least_4d(p.dims), p.dtag),
           out_(p.ddt, elements(p.dims)) {}
 
     void run() override {
@@ -31,17 +32,12 @@ public:
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
 private:
-    const TransformProblem &p_;
-    anydnnHandle_t h_;
-    const Inputs &in_;
     TensorDesc xd_, yd_;
     Buffer out_;
 };
 
-class TransformDriver final : public Driver {
-public:
-    bool parse_option(std::string_view key, std::string_view value) override {
-        const std::string option = "--" + std::string(key);
+class TransformDriver final : public ProblemDriver<TransformProblem, AnydnnTransform, onednn::transform_case> {
+    bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "sdt")
             p_.sdt = parse_dt(value, option);
         else if (key == "ddt")
@@ -59,14 +55,9 @@ public:
         return true;
     }
 
-    std::unique_ptr<Problem> make_problem(std::string_view descriptor) const override {
-        auto p = std::make_unique<TransformProblem>(p_);
-        p->dims = parse_dims(descriptor, "src");
-        return p;
+    void describe(TransformProblem &p, std::string_view descriptor) const override {
+        p.dims = parse_dims(descriptor, "src");
     }
-
-private:
-    TransformProblem p_;
 };
 
 bool is_integer(anydnnDataType_t dt) {
@@ -95,14 +86,6 @@ Inputs TransformProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
     const double range = is_integer(sdt) || is_integer(ddt) ? 200 : 1;
     in[kX].fill_uniform(seed, -range, range);
     return in;
-}
-
-std::unique_ptr<Case> TransformProblem::anydnn_case(anydnnHandle_t h, const Inputs &in) const {
-    return std::make_unique<AnydnnTransform>(*this, h, in);
-}
-
-std::unique_ptr<Case> TransformProblem::onednn_case(const Inputs &in) const {
-    return onednn::transform_case(*this, in);
 }
 
 std::unique_ptr<Driver> make_transform_driver() { return std::make_unique<TransformDriver>(); }

@@ -10,7 +10,7 @@
 
 namespace anydnn_bench {
 
-struct TransformProblem final : Problem {
+struct TransformProblem : Problem {
     enum Input { kX };
 
     anydnnDataType_t sdt = ANYDNN_DATA_FLOAT, ddt = ANYDNN_DATA_FLOAT;
@@ -22,8 +22,7 @@ struct TransformProblem final : Problem {
     double bytes() const override;
     double tolerance() const override;
     Inputs make_inputs(anydnnHandle_t h, uint64_t seed) const override;
-    std::unique_ptr<Case> anydnn_case(anydnnHandle_t h, const Inputs &in) const override;
-    std::unique_ptr<Case> onednn_case(const Inputs &in) const override;
+    // anydnn_case, onednn_case: its driver's WithCases (core/problem_driver.hpp).
 };
 
 std::unique_ptr<Driver> make_transform_driver();

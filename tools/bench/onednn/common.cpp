@@ -55,4 +55,14 @@ std::string version() {
            " (" + v->hash + ", CPU runtime " + runtime + ")";
 }
 
+static_assert(DNNL_ARG_FROM == DNNL_ARG_SRC && DNNL_ARG_TO == DNNL_ARG_DST);
+
+std::unique_ptr<Case> src_to_dst_case(dnnl::primitive prim, const dnnl::memory::desc &src, const Buffer &x,
+                                      const dnnl::memory::desc &dst, anydnnDataType_t dt, int64_t n) {
+    std::vector<Buffer> out;
+    out.emplace_back(dt, n);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(src, x)}, {DNNL_ARG_DST, memory(dst, out[0])}};
+    return std::make_unique<PrimitiveCase>(std::move(prim), std::move(args), std::move(out));
+}
+
 }  // namespace anydnn_bench::onednn

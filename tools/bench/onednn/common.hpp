@@ -5,6 +5,7 @@
 
 #include <dnnl.hpp>
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -77,5 +78,12 @@ private:
     std::vector<Buffer> outputs_, kept_;
     std::vector<std::pair<size_t, const Buffer *>> initial_;
 };
+
+// The case of a primitive from one input to one new output (a forward pass,
+// a reduction, a reorder): `x` bound to DNNL_ARG_SRC as `src`, a buffer of
+// `n` elements of `dt` to DNNL_ARG_DST as `dst` (a reorder's DNNL_ARG_FROM
+// and DNNL_ARG_TO are the same numbers).
+std::unique_ptr<Case> src_to_dst_case(dnnl::primitive prim, const dnnl::memory::desc &src, const Buffer &x,
+                                      const dnnl::memory::desc &dst, anydnnDataType_t dt, int64_t n);
 
 }  // namespace anydnn_bench::onednn

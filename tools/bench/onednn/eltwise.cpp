@@ -39,16 +39,12 @@ Alg to_onednn(const EltwiseProblem &p) {
 std::unique_ptr<Case> eltwise_case(const EltwiseProblem &p, const Inputs &in) {
     const Alg a = to_onednn(p);
     const dnnl::memory::desc d = md(at_least_4d(p.dims), p.tag, p.dt);
-    std::vector<Buffer> out;
-    out.emplace_back(p.dt, elements(p.dims));
     if (!p.backward) {
         auto pd = make_pd("eltwise_forward", [&] {
             return dnnl::eltwise_forward::primitive_desc(engine(), dnnl::prop_kind::forward_inference, a.alg, d, d,
                                                          a.alpha, a.beta);
         });
-        std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[EltwiseProblem::kX])},
-                                                   {DNNL_ARG_DST, memory(d, out[0])}};
-        return std::make_unique<PrimitiveCase>(dnnl::eltwise_forward(pd), std::move(args), std::move(out));
+        return src_to_dst_case(dnnl::eltwise_forward(pd), d, in[EltwiseProblem::kX], d, p.dt, elements(p.dims));
     }
     auto hint = make_pd("eltwise_forward", [&] {
         return dnnl::eltwise_forward::primitive_desc(engine(), dnnl::prop_kind::forward_training, a.alg, d, d,
@@ -57,6 +53,8 @@ std::unique_ptr<Case> eltwise_case(const EltwiseProblem &p, const Inputs &in) {
     auto pd = make_pd("eltwise_backward", [&] {
         return dnnl::eltwise_backward::primitive_desc(engine(), a.alg, d, d, d, a.alpha, a.beta, hint);
     });
+    std::vector<Buffer> out;
+    out.emplace_back(p.dt, elements(p.dims));
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[EltwiseProblem::kX])},
                                                {DNNL_ARG_DIFF_DST, memory(d, in[EltwiseProblem::kDy])},
                                                {DNNL_ARG_DIFF_SRC, memory(d, out[0])}};

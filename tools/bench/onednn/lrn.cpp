@@ -11,16 +11,12 @@ std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in) {
     const dnnl::memory::desc d = md(p.dims(), p.tag, p.dt);
     const auto alg = dnnl::algorithm::lrn_across_channels;
     const float alpha = float(p.alpha), beta = float(p.beta), k = float(p.k);
-    std::vector<Buffer> out;
-    out.emplace_back(p.dt, elements(p.dims()));
     if (!p.backward) {
         auto pd = make_pd("lrn_forward", [&] {
             return dnnl::lrn_forward::primitive_desc(engine(), dnnl::prop_kind::forward_inference, alg, d, d, p.ls,
                                                      alpha, beta, k);
         });
-        std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[LrnProblem::kX])},
-                                                   {DNNL_ARG_DST, memory(d, out[0])}};
-        return std::make_unique<PrimitiveCase>(dnnl::lrn_forward(pd), std::move(args), std::move(out));
+        return src_to_dst_case(dnnl::lrn_forward(pd), d, in[LrnProblem::kX], d, p.dt, elements(p.dims()));
     }
     auto hint = make_pd("lrn_forward", [&] {
         return dnnl::lrn_forward::primitive_desc(engine(), dnnl::prop_kind::forward_training, alg, d, d, p.ls, alpha,
@@ -29,6 +25,8 @@ std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in) {
     auto pd = make_pd("lrn_backward", [&] {
         return dnnl::lrn_backward::primitive_desc(engine(), alg, d, d, d, p.ls, alpha, beta, k, hint);
     });
+    std::vector<Buffer> out;
+    out.emplace_back(p.dt, elements(p.dims()));
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[LrnProblem::kX])},
                                                {DNNL_ARG_DIFF_DST, memory(d, in[LrnProblem::kDy])},
                                                {DNNL_ARG_DIFF_SRC, memory(d, out[0])}};

@@ -24,11 +24,7 @@ std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in) {
         return dnnl::pooling_forward::primitive_desc(engine(), dnnl::prop_kind::forward_inference, alg, src, dst,
                                                      strides, kernel, dilation, pad, pad);
     });
-    std::vector<Buffer> out;
-    out.emplace_back(p.dt, elements(p.dst_dims()));
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(src, in[PoolProblem::kSrc])},
-                                               {DNNL_ARG_DST, memory(dst, out[0])}};
-    return std::make_unique<PrimitiveCase>(dnnl::pooling_forward(pd), std::move(args), std::move(out));
+    return src_to_dst_case(dnnl::pooling_forward(pd), src, in[PoolProblem::kSrc], dst, p.dt, elements(p.dst_dims()));
 }
 
 }  // namespace anydnn_bench::onednn

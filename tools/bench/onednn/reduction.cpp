@@ -31,11 +31,7 @@ std::unique_ptr<Case> reduction_case(const ReductionProblem &p, const Inputs &in
     const Alg a = to_onednn(p.alg);
     const dnnl::memory::desc src = md(at_least_4d(p.src), p.tag, p.dt), dst = md(at_least_4d(p.dst), p.tag, p.dt);
     auto pd = make_pd("reduction", [&] { return dnnl::reduction::primitive_desc(engine(), a.alg, src, dst, a.p, 0); });
-    std::vector<Buffer> out;
-    out.emplace_back(p.dt, elements(p.dst));
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(src, in[ReductionProblem::kSrc])},
-                                               {DNNL_ARG_DST, memory(dst, out[0])}};
-    return std::make_unique<PrimitiveCase>(dnnl::reduction(pd), std::move(args), std::move(out));
+    return src_to_dst_case(dnnl::reduction(pd), src, in[ReductionProblem::kSrc], dst, p.dt, elements(p.dst));
 }
 
 }  // namespace anydnn_bench::onednn

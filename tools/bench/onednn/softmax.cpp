@@ -14,11 +14,7 @@ std::unique_ptr<Case> softmax_case(const SoftmaxProblem &p, const Inputs &in) {
     auto pd = make_pd("softmax_forward", [&] {
         return dnnl::softmax_forward::primitive_desc(engine(), dnnl::prop_kind::forward_inference, alg, d, d, p.axis);
     });
-    std::vector<Buffer> out;
-    out.emplace_back(p.dt, elements(p.dims));
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[SoftmaxProblem::kX])},
-                                               {DNNL_ARG_DST, memory(d, out[0])}};
-    return std::make_unique<PrimitiveCase>(dnnl::softmax_forward(pd), std::move(args), std::move(out));
+    return src_to_dst_case(dnnl::softmax_forward(pd), d, in[SoftmaxProblem::kX], d, p.dt, elements(p.dims));
 }
 
 }  // namespace anydnn_bench::onednn
