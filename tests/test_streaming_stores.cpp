@@ -70,6 +70,27 @@ TEST_P(StreamingStores, OpTensorWithAndWithoutBroadcast) {
     anydnnDestroyOpTensorDescriptor(op);
 }
 
+// An input in another layout than c: its runs are staged through L1 before
+// the math, and c still streams.
+TEST_P(StreamingStores, OpTensorStridedInput) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    anydnnOpTensorDescriptor_t op;
+    ASSERT_OK(anydnnCreateOpTensorDescriptor(&op));
+    ASSERT_OK(anydnnSetOpTensorDescriptor(op, ANYDNN_OP_TENSOR_MUL, ANYDNN_DATA_FLOAT, ANYDNN_NOT_PROPAGATE_NAN));
+    const float a1 = 1.5f, a2 = -0.5f, zero = 0.0f;
+    Tensor a(packed_nhwc(kLarge), ANYDNN_DATA_FLOAT), b(packed(kLarge), ANYDNN_DATA_FLOAT);
+    Tensor c(packed(kLarge), ANYDNN_DATA_FLOAT);
+    a.fill_random();
+    b.fill_random();
+    c.poison();
+    ASSERT_OK(anydnnOpTensor(h, op, &a1, a.desc(), a.data(), &a2, b.desc(), b.data(), &zero, c.desc(), c.data()));
+    expect_close(c.values(), ref::op_tensor(ANYDNN_OP_TENSOR_MUL, false, 1.5, a, -0.5, &b, 0.0, c), 1e-6, 1e-7,
+                 "mul, a in NHWC");
+    EXPECT_TRUE(c.guards_intact());
+    anydnnDestroyOpTensorDescriptor(op);
+}
+
 TEST_P(StreamingStores, SoftmaxRows) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
