@@ -69,6 +69,9 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
     const StridedLoop &L = a.loop;
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = beta != C(0);
+    // A plain conversion or copy (a cast, a reorder) skips the math's pass:
+    // x's staging copy writes y, or feeds y's directly.
+    const bool convert = alpha == C(1) && !blend;
     const char *x = static_cast<const char *>(a.x);
     char *y = static_cast<char *>(a.y);
     const int64_t sy = L.inner_stride(0), sx = L.inner_stride(1);
@@ -89,6 +92,12 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
             }
             for (int64_t i = 0; i < n; i += kStage) {
                 const int64_t c = imin_(kStage, n - i);
+                if (convert && sx != 0) {
+                    const char *xi = xp + i * sx * in.size;
+                    if (y_direct) in.stage(xi, sx, c, reinterpret_cast<C *>(yp) + i);
+                    else out.stage(yp + i * sy * out.size, sy, in.stage(xi, sx, c, xb), c, beta, false);
+                    continue;
+                }
                 if (sx != 0) xv = in.stage(xp + i * sx * in.size, sx, c, xb);
                 if (y_direct) {
                     C *yc = reinterpret_cast<C *>(yp) + i;
