@@ -7,22 +7,24 @@ namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
 // The math of a transform on n contiguous elements of the compute type:
-// out = alpha * x, plus beta * y when y is given (out may be y); x steps sx,
-// 0 (a broadcast scalar, e.g. a per-channel bias in NCHW) or 1. The loops
+// out = alpha * x, plus beta * out when blend (in place: a second input
+// pointer equal to out would fail GCC's overlap check and run the scalar
+// loop); x steps sx, 0 (a broadcast scalar, e.g. a per-channel bias in
+// NCHW) or 1. The loops
 // around it depend on the storage types only through the staging copies,
 // which come as pointers: compiling the loops for each of the 8 x 8 type
 // pairs, each with its stride and beta cases, cost the unit most of its
 // compile time (docs/ARCHITECTURE.md, "Compile time").
 template <class C>
-[[gnu::noinline]] void transform_math(const C *x, int64_t sx, const C *y, C *out, int64_t n, C alpha, C beta) {
+[[gnu::noinline]] void transform_math(const C *x, int64_t sx, C *out, int64_t n, C alpha, C beta, bool blend) {
     if (sx == 0) {
         const C v = alpha * x[0];
-        if (y)
-            for (int64_t i = 0; i < n; ++i) out[i] = v + beta * y[i];
+        if (blend)
+            for (int64_t i = 0; i < n; ++i) out[i] = v + beta * out[i];
         else
             for (int64_t i = 0; i < n; ++i) out[i] = v;
-    } else if (y) {
-        for (int64_t i = 0; i < n; ++i) out[i] = alpha * x[i] + beta * y[i];
+    } else if (blend) {
+        for (int64_t i = 0; i < n; ++i) out[i] = alpha * x[i] + beta * out[i];
     } else {
         for (int64_t i = 0; i < n; ++i) out[i] = alpha * x[i];
     }
@@ -88,7 +90,7 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
             if (y_direct && (sx == 0 || (in.is_compute && sx == 1))) {
                 C *yc = reinterpret_cast<C *>(yp);
                 if (sx != 0) xv = reinterpret_cast<const C *>(xp);
-                return transform_math(xv, mx, blend ? yc : nullptr, yc, n, alpha, beta);
+                return transform_math(xv, mx, yc, n, alpha, beta, blend);
             }
             for (int64_t i = 0; i < n; i += kStage) {
                 const int64_t c = imin_(kStage, n - i);
@@ -101,9 +103,9 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
                 if (sx != 0) xv = in.stage(xp + i * sx * in.size, sx, c, xb);
                 if (y_direct) {
                     C *yc = reinterpret_cast<C *>(yp) + i;
-                    transform_math(xv, mx, blend ? yc : nullptr, yc, c, alpha, beta);
+                    transform_math(xv, mx, yc, c, alpha, beta, blend);
                 } else {
-                    transform_math(xv, mx, static_cast<const C *>(nullptr), ob, c, alpha, beta);
+                    transform_math(xv, mx, ob, c, alpha, beta, false);
                     out.stage(yp + i * sy * out.size, sy, ob, c, beta, blend);
                 }
             }
