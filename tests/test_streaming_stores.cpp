@@ -5,6 +5,8 @@
 // pointer that is only 16-byte aligned, so the head, the streamed middle and
 // the tail of every run are all exercised; in place and beta != 0 (which keep
 // ordinary stores) are covered by the per-op suites.
+#include <utility>
+
 #include "common/test_util.hpp"
 #include "reference/activation_ref.hpp"
 #include "reference/softmax_ref.hpp"
@@ -56,15 +58,21 @@ TEST_P(StreamingStores, OpTensorWithAndWithoutBroadcast) {
     const float a1 = 1.5f, a2 = -0.5f, zero = 0.0f;
     Tensor a(packed(kLarge), ANYDNN_DATA_FLOAT), c(packed(kLarge), ANYDNN_DATA_FLOAT);
     Tensor b(packed(kLarge), ANYDNN_DATA_FLOAT), bias(packed({1, 17, 1, 1}), ANYDNN_DATA_FLOAT);
+    // a in another layout than c: its runs are staged through L1 before the math, and c still streams.
+    Tensor a_nhwc(packed_nhwc(kLarge), ANYDNN_DATA_FLOAT);
     a.fill_random();
     b.fill_random();
     bias.fill_random();
-    for (const Tensor *bt : {&b, &bias}) {
+    a_nhwc.fill_random();
+    const std::pair<const Tensor *, const Tensor *> cases[] = {{&a, &b}, {&a, &bias}, {&a_nhwc, &b}};
+    const char *names[] = {"add", "add broadcast", "add, a in NHWC"};
+    for (int k = 0; k < 3; ++k) {
+        const Tensor &at = *cases[k].first, *bt = cases[k].second;
         c.poison();
-        ASSERT_OK(anydnnOpTensor(h, op, &a1, a.desc(), a.data(), &a2, bt->desc(), bt->data(), &zero, c.desc(),
+        ASSERT_OK(anydnnOpTensor(h, op, &a1, at.desc(), at.data(), &a2, bt->desc(), bt->data(), &zero, c.desc(),
                                  c.data()));
-        expect_close(c.values(), ref::op_tensor(ANYDNN_OP_TENSOR_ADD, false, 1.5, a, -0.5, bt, 0.0, c), 1e-6, 1e-7,
-                     bt == &b ? "add" : "add broadcast");
+        expect_close(c.values(), ref::op_tensor(ANYDNN_OP_TENSOR_ADD, false, 1.5, at, -0.5, bt, 0.0, c), 1e-6, 1e-7,
+                     names[k]);
         EXPECT_TRUE(c.guards_intact());
     }
     anydnnDestroyOpTensorDescriptor(op);

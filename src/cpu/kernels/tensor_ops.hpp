@@ -1,55 +1,126 @@
 // Tensor-ops kernels (transform, fill, op-tensor), compiled once per ISA level.
 #include "cpu/kernels/util/common.hpp"
-#include "cpu/kernels/util/streaming_store.hpp"
+#include "cpu/kernels/util/staging.hpp"
 #include "cpu/tensor_ops.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-template <class TY, class TX>
-using pair_compute_t = std::conditional_t<std::is_same_v<compute_t<TY>, double> || std::is_same_v<compute_t<TX>, double>,
-                                          double, float>;
+// The math of a transform on n contiguous elements of the compute type:
+// out = alpha * x, plus beta * out when blend (in place: a second input
+// pointer equal to out would fail GCC's overlap check and run the scalar
+// loop); x steps sx, 0 (a broadcast scalar, e.g. a per-channel bias in
+// NCHW) or 1. The loops
+// around it depend on the storage types only through the staging copies,
+// which come as pointers: compiling the loops for each of the 8 x 8 type
+// pairs, each with its stride and beta cases, cost the unit most of its
+// compile time (docs/ARCHITECTURE.md, "Compile time").
+template <class C>
+[[gnu::noinline]] void transform_math(const C *x, int64_t sx, C *out, int64_t n, C alpha, C beta, bool blend) {
+    if (sx == 0) {
+        const C v = alpha * x[0];
+        if (blend)
+            for (int64_t i = 0; i < n; ++i) out[i] = v + beta * out[i];
+        else
+            for (int64_t i = 0; i < n; ++i) out[i] = v;
+    } else if (blend) {
+        for (int64_t i = 0; i < n; ++i) out[i] = alpha * x[i] + beta * out[i];
+    } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = alpha * x[i];
+    }
+}
 
-template <class TY, class TX>
-void transform_typed(const ExecContext &ctx, const TransformArgs &a) {
-    using C = pair_compute_t<TY, TX>;
+// staged_in and staged_out of one storage type, behind untyped pointers.
+template <class C>
+using StageIn = const C *(*)(const void *p, int64_t s, int64_t n, C *buf);
+template <class C>
+using StageOut = void (*)(void *p, int64_t s, const C *r, int64_t n, C beta, bool blend);
+
+template <class C, class T>
+const C *stage_in(const void *p, int64_t s, int64_t n, C *buf) {
+    return staged_in(static_cast<const T *>(p), s, n, buf);
+}
+
+template <class T, class C>
+void stage_out(void *p, int64_t s, const C *r, int64_t n, C beta, bool blend) {
+    staged_out(static_cast<T *>(p), s, r, n, beta, blend, false);
+}
+
+// One storage type's side of a transform: its staging copy, its element
+// size, and whether it is the compute type itself (then the math reads or
+// writes it directly where it is contiguous).
+template <class Stage>
+struct TransformSide {
+    Stage stage;
+    int64_t size;
+    bool is_compute;
+};
+
+template <class C>
+void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
+    TransformSide<StageIn<C>> in{};
+    TransformSide<StageOut<C>> out{};
+    visit_dtype(a.xdt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        in = {&stage_in<C, T>, int64_t(sizeof(T)), std::is_same_v<T, C>};
+    });
+    visit_dtype(a.ydt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        out = {&stage_out<T, C>, int64_t(sizeof(T)), std::is_same_v<T, C>};
+    });
     const StridedLoop &L = a.loop;
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    const TX *x = static_cast<const TX *>(a.x);
-    TY *y = static_cast<TY *>(a.y);
+    const bool blend = beta != C(0);
+    // A plain conversion or copy (a cast, a reorder) skips the math's pass:
+    // x's staging copy writes y, or feeds y's directly.
+    const bool convert = alpha == C(1) && !blend;
+    const char *x = static_cast<const char *>(a.x);
+    char *y = static_cast<char *>(a.y);
     const int64_t sy = L.inner_stride(0), sx = L.inner_stride(1);
+    // y in the compute type and contiguous: the math writes (and blends) it in place.
+    const bool y_direct = out.is_compute && sy == 1;
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
-            TY *yp = y + off[0];
-            const TX *xp = x + off[1];
-            if (sy == 1 && sx == 1) {
-                if (beta == C(0))
-                    for (int64_t i = 0; i < n; ++i) store(yp + i, alpha * load<C>(xp + i));
-                else
-                    for (int64_t i = 0; i < n; ++i) store(yp + i, alpha * load<C>(xp + i) + beta * load<C>(yp + i));
-            } else if (sy == 1 && sx == 0) {  // a broadcast scalar, e.g. a per-channel bias in NCHW
-                const C v = alpha * load<C>(xp);
-                if (beta == C(0))
-                    for (int64_t i = 0; i < n; ++i) store(yp + i, v);
-                else
-                    for (int64_t i = 0; i < n; ++i) store(yp + i, v + beta * load<C>(yp + i));
-            } else {
-                if (beta == C(0))
-                    for (int64_t i = 0; i < n; ++i) store(yp + i * sy, alpha * load<C>(xp + i * sx));
-                else
-                    for (int64_t i = 0; i < n; ++i)
-                        store(yp + i * sy, alpha * load<C>(xp + i * sx) + beta * load<C>(yp + i * sy));
+            const char *xp = x + off[1] * in.size;
+            char *yp = y + off[0] * out.size;
+            // A broadcast scalar is staged once and stays one element.
+            alignas(64) C xb[kStage], ob[kStage];
+            const int64_t mx = sx == 0 ? 0 : 1;
+            const C *xv = sx == 0 ? in.stage(xp, 0, 1, xb) : nullptr;
+            if (y_direct && (sx == 0 || (in.is_compute && sx == 1))) {
+                C *yc = reinterpret_cast<C *>(yp);
+                if (sx != 0) xv = reinterpret_cast<const C *>(xp);
+                return transform_math(xv, mx, yc, n, alpha, beta, blend);
+            }
+            for (int64_t i = 0; i < n; i += kStage) {
+                const int64_t c = imin_(kStage, n - i);
+                if (convert && sx != 0) {
+                    const char *xi = xp + i * sx * in.size;
+                    if (y_direct) in.stage(xi, sx, c, reinterpret_cast<C *>(yp) + i);
+                    else out.stage(yp + i * sy * out.size, sy, in.stage(xi, sx, c, xb), c, beta, false);
+                    continue;
+                }
+                if (sx != 0) xv = in.stage(xp + i * sx * in.size, sx, c, xb);
+                if (y_direct) {
+                    C *yc = reinterpret_cast<C *>(yp) + i;
+                    transform_math(xv, mx, yc, c, alpha, beta, blend);
+                } else {
+                    transform_math(xv, mx, ob, c, alpha, beta, false);
+                    out.stage(yp + i * sy * out.size, sy, ob, c, beta, blend);
+                }
             }
         });
     });
 }
 
+// The pair computes in double when either side's type does (a float cannot
+// hold every int32, int64 or double exactly), in float otherwise.
 void transform(const ExecContext &ctx, const TransformArgs &a) {
-    visit_dtype(a.ydt, [&](auto ytag) {
-        visit_dtype(a.xdt, [&](auto xtag) {
-            transform_typed<typename decltype(ytag)::type, typename decltype(xtag)::type>(ctx, a);
-        });
-    });
+    bool wide = false;
+    for (anydnnDataType_t dt : {a.xdt, a.ydt})
+        visit_dtype(dt, [&](auto tag) { wide |= std::is_same_v<compute_t<typename decltype(tag)::type>, double>; });
+    if (wide) transform_compute<double>(ctx, a);
+    else transform_compute<float>(ctx, a);
 }
 
 template <class T>
@@ -104,69 +175,102 @@ inline C apply_op(C a, C b) {
     }
 }
 
-template <class T, anydnnOpTensorOp_t Op, bool PropagateNan>
-void op_tensor_typed(const ExecContext &ctx, const OpTensorArgs &a) {
-    using C = compute_t<T>;
-    constexpr bool unary = Op == ANYDNN_OP_TENSOR_SQRT || Op == ANYDNN_OP_TENSOR_NOT;
+template <anydnnOpTensorOp_t Op>
+constexpr bool kUnary = Op == ANYDNN_OP_TENSOR_SQRT || Op == ANYDNN_OP_TENSOR_NOT;
+
+template <anydnnOpTensorOp_t Op, bool PropagateNan, class C>
+inline void op_loop(const C *a, const C *b, int64_t sb, C *out, int64_t n, C alpha1, C alpha2) {
+    if constexpr (kUnary<Op>) {
+        for (int64_t i = 0; i < n; ++i) out[i] = apply_op<Op, PropagateNan>(alpha1 * a[i], C(0));
+    } else if (sb == 0) {
+        const C bv = alpha2 * b[0];
+        for (int64_t i = 0; i < n; ++i) out[i] = apply_op<Op, PropagateNan>(alpha1 * a[i], bv);
+    } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = apply_op<Op, PropagateNan>(alpha1 * a[i], alpha2 * b[i]);
+    }
+}
+
+// The math of one op on n contiguous elements of the compute type: out =
+// op(alpha1 * a, alpha2 * b), b stepping sb (0, a broadcast scalar, or 1;
+// b unread for the unary ops). Compiled once
+// per op and compute type; the NaN option, which only MIN and MAX read,
+// picks one of their two loops.
+template <class C>
+using OpMath = void (*)(const C *a, const C *b, int64_t sb, C *out, int64_t n, C alpha1, C alpha2,
+                       bool propagate_nan);
+
+template <anydnnOpTensorOp_t Op, class C>
+void op_math(const C *a, const C *b, int64_t sb, C *out, int64_t n, C alpha1, C alpha2, bool propagate_nan) {
+    if constexpr (Op == ANYDNN_OP_TENSOR_MIN || Op == ANYDNN_OP_TENSOR_MAX) {
+        if (propagate_nan) return op_loop<Op, true>(a, b, sb, out, n, alpha1, alpha2);
+    }
+    op_loop<Op, false>(a, b, sb, out, n, alpha1, alpha2);
+}
+
+// The loops around the math, which depend on the storage type only: strides
+// (b broadcast), 16-bit storage, beta != 0 and streaming stores go through
+// the staging buffers; the compute type, contiguous and unblended, calls
+// the math on the operands.
+template <class T, class C = compute_t<T>>
+void op_tensor_typed(const ExecContext &ctx, const OpTensorArgs &a, OpMath<C> math, bool unary) {
     const StridedLoop &L = a.loop;
     const C alpha1 = static_cast<C>(a.alpha1), alpha2 = static_cast<C>(a.alpha2), beta = static_cast<C>(a.beta);
+    const bool blend = beta != C(0), nan = a.propagate_nan;
     const T *A = static_cast<const T *>(a.a);
     const T *B = static_cast<const T *>(a.b);
     T *Cp = static_cast<T *>(a.c);
     const int64_t sc = L.inner_stride(0), sa = L.inner_stride(1), sb = unary ? 0 : L.inner_stride(2);
-    const bool stream = use_streaming_stores(L.total() * int64_t(sizeof(T)), Cp, A, unary ? nullptr : B);
+    const bool stream = !blend && use_streaming_stores(L.total() * int64_t(sizeof(T)), Cp, A, unary ? nullptr : B);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
             T *cp = Cp + off[0];
             const T *ap = A + off[1];
-            const T *bp = unary ? ap : B + off[2];
-            auto body = [&](auto unit, auto bcast_b) {
-                constexpr bool U = decltype(unit)::value, Z = decltype(bcast_b)::value;
-                const int64_t c_s = U ? 1 : sc, a_s = U ? 1 : sa, b_s = Z ? 0 : (U ? 1 : sb);
-                auto plain = [&](T *out, int64_t out_s, int64_t i0, int64_t count) {
-                    for (int64_t i = i0; i < i0 + count; ++i) {
-                        const C bv = unary ? C(0) : alpha2 * load<C>(bp + i * b_s);
-                        store(out + (i - i0) * out_s, apply_op<Op, PropagateNan>(alpha1 * load<C>(ap + i * a_s), bv));
-                    }
-                };
-                if (beta == C(0) && U && stream && n >= kStreamingMinRun) {
-                    staged_run(cp, n, [&](T *buf, int64_t i, int64_t count) { plain(buf, 1, i, count); });
-                } else if (beta == C(0)) {
-                    plain(cp, c_s, 0, n);
-                } else {
-                    for (int64_t i = 0; i < n; ++i) {
-                        const C bv = unary ? C(0) : alpha2 * load<C>(bp + i * b_s);
-                        store(cp + i * c_s, apply_op<Op, PropagateNan>(alpha1 * load<C>(ap + i * a_s), bv) +
-                                                beta * load<C>(cp + i * c_s));
+            const T *bp = unary ? nullptr : B + off[2];
+            const bool stream_run = stream && sc == 1 && n >= kStreamingMinRun;
+            const bool c_direct = std::is_same_v<T, C> && sc == 1 && !blend && !stream_run;
+            // A broadcast b is staged once and stays one element.
+            alignas(64) C ab[kStage], bb[kStage], ob[kStage];
+            const int64_t mb = sb == 0 ? 0 : 1;
+            const C *bv = unary || sb != 0 ? nullptr : staged_in(bp, 0, 1, bb);
+            if constexpr (std::is_same_v<T, C>) {
+                if (c_direct && sa == 1 && (sb == 0 || sb == 1))
+                    return math(ap, sb == 1 ? bp : bv, mb, cp, n, alpha1, alpha2, nan);
+            }
+            for (int64_t i = 0; i < n; i += kStage) {
+                const int64_t c = imin_(kStage, n - i);
+                const C *av = staged_in(ap + i * sa, sa, c, ab);
+                if (!unary && sb != 0) bv = staged_in(bp + i * sb, sb, c, bb);
+                if constexpr (std::is_same_v<T, C>) {
+                    if (c_direct) {
+                        math(av, bv, mb, cp + i, c, alpha1, alpha2, nan);
+                        continue;
                     }
                 }
-            };
-            using T1 = std::true_type;
-            using F0 = std::false_type;
-            if (sc == 1 && sa == 1 && (sb == 1 || unary)) body(T1{}, F0{});
-            else if (sc == 1 && sa == 1 && sb == 0) body(T1{}, T1{});
-            else body(F0{}, F0{});
+                math(av, bv, mb, ob, c, alpha1, alpha2, nan);
+                staged_out(cp + i * sc, sc, ob, c, beta, blend, stream_run);
+            }
+            if (stream_run) streaming_fence();
         });
     });
 }
 
-template <class T, anydnnOpTensorOp_t Op>
-void op_tensor_nan(const ExecContext &ctx, const OpTensorArgs &a) {
-    if (a.propagate_nan) op_tensor_typed<T, Op, true>(ctx, a);
-    else op_tensor_typed<T, Op, false>(ctx, a);
+template <class C>
+OpMath<C> op_math_of(anydnnOpTensorOp_t op) {
+    switch (op) {
+    case ANYDNN_OP_TENSOR_ADD: return &op_math<ANYDNN_OP_TENSOR_ADD, C>;
+    case ANYDNN_OP_TENSOR_MUL: return &op_math<ANYDNN_OP_TENSOR_MUL, C>;
+    case ANYDNN_OP_TENSOR_MIN: return &op_math<ANYDNN_OP_TENSOR_MIN, C>;
+    case ANYDNN_OP_TENSOR_MAX: return &op_math<ANYDNN_OP_TENSOR_MAX, C>;
+    case ANYDNN_OP_TENSOR_SQRT: return &op_math<ANYDNN_OP_TENSOR_SQRT, C>;
+    default: return &op_math<ANYDNN_OP_TENSOR_NOT, C>;
+    }
 }
 
 void op_tensor(const ExecContext &ctx, const OpTensorArgs &a) {
+    const bool unary = a.op == ANYDNN_OP_TENSOR_SQRT || a.op == ANYDNN_OP_TENSOR_NOT;
     visit_float_dtype(a.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        switch (a.op) {
-        case ANYDNN_OP_TENSOR_ADD: op_tensor_nan<T, ANYDNN_OP_TENSOR_ADD>(ctx, a); break;
-        case ANYDNN_OP_TENSOR_MUL: op_tensor_nan<T, ANYDNN_OP_TENSOR_MUL>(ctx, a); break;
-        case ANYDNN_OP_TENSOR_MIN: op_tensor_nan<T, ANYDNN_OP_TENSOR_MIN>(ctx, a); break;
-        case ANYDNN_OP_TENSOR_MAX: op_tensor_nan<T, ANYDNN_OP_TENSOR_MAX>(ctx, a); break;
-        case ANYDNN_OP_TENSOR_SQRT: op_tensor_nan<T, ANYDNN_OP_TENSOR_SQRT>(ctx, a); break;
-        case ANYDNN_OP_TENSOR_NOT: op_tensor_nan<T, ANYDNN_OP_TENSOR_NOT>(ctx, a); break;
-        }
+        op_tensor_typed<T>(ctx, a, op_math_of<compute_t<T>>(a.op), unary);
     });
 }
 

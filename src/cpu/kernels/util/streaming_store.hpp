@@ -3,9 +3,10 @@
 // line (read for ownership), so an out-of-place elementwise op on a large
 // tensor moves 3 tensors for the 2 it needs; a streaming store writes the
 // line without reading it. The op computes a chunk into a staging buffer in
-// L1 with its ordinary (vectorized) loop, then streams the buffer out:
-// `staged_run`. Below kStreamingMinBytes the output may still be in cache for
-// the next op, which streaming would evict, so ordinary stores stay.
+// L1 with its ordinary (vectorized) loop, then streams the buffer out
+// (`stream_copy`, called by staged_out in staging.hpp). Below
+// kStreamingMinBytes the output may still be in cache for the next op,
+// which streaming would evict, so ordinary stores stay.
 #pragma once
 
 #include "cpu/kernels/util/common.hpp"
@@ -74,19 +75,6 @@ inline void streaming_fence() {
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
     _mm_sfence();
 #endif
-}
-
-// Writes dst[0, n) by chunks: compute(buf, i, c) fills buf[0, c) with the
-// results for dst[i, i + c), which then stream to dst; then the fence.
-template <class T, class Compute>
-inline void staged_run(T *dst, int64_t n, Compute &&compute) {
-    alignas(64) T buf[kStreamingChunk];
-    for (int64_t i = 0; i < n; i += kStreamingChunk) {
-        const int64_t c = imin_(kStreamingChunk, n - i);
-        compute(buf, i, c);
-        stream_copy(dst + i, buf, c);
-    }
-    streaming_fence();
 }
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
