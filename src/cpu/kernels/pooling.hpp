@@ -28,7 +28,6 @@
 // one window (or window row) at a time, and beta-blending is a run-time
 // flag. Compiled into every mode x storage type x layout case, the same math
 // made this unit 38 s of compile time for AVX-512.
-#include <vector>
 
 #include "cpu/kernels/util/common.hpp"
 #include "cpu/kernels/util/staging.hpp"
@@ -261,7 +260,7 @@ void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, 
     const bool blend = a.beta != 0, exclude = g.kind == PoolKind::avg_exclude_padding;
     const bool is_max = g.kind == PoolKind::max, direct = std::is_same_v<T, C> && xs[4] == 1;
     // The columns of one block: (kLanes - 1) strides and a window.
-    std::vector<C> buf(direct ? 0 : imin_(W, (kLanes - 1) * sw + g.window[2]));
+    KernelArray<C> buf(direct ? 0 : imin_(W, (kLanes - 1) * sw + g.window[2]));
     for (int64_t item = begin; item < end; ++item) {
         const int64_t oh = item % g.out[1], od = item / g.out[1] % g.out[0];
         const int64_t c = item / (g.out[1] * g.out[0]) % g.c, n = item / (g.out[1] * g.out[0] * g.c);
@@ -526,7 +525,7 @@ void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, Backwa
     const bool stage_x = is_max && !std::is_same_v<T, C>;
     C *scratch = static_cast<C *>(a.scratch);
     parallel_ranges(ctx, a.slots, 1, [&](int64_t begin, int64_t end) {
-        std::vector<C> xbuf(stage_x ? g.window_size() * a.lanes : 0);  // one staged window of x
+        KernelArray<C> xbuf(stage_x ? g.window_size() * a.lanes : 0);  // one staged window of x
         for (int64_t s = begin; s < end; ++s) {
             C *acc = scratch + s * ring.elements() * a.lanes;
             for (int64_t i = 0, e = ring.elements() * a.lanes; i < e; ++i) acc[i] = 0;  // flushes re-zero

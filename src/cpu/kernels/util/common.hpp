@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <type_traits>
 
 #include "cpu/parallel.hpp"
@@ -155,5 +156,24 @@ inline void for_each_run(const StridedLoop &L, int64_t begin, int64_t end, Run &
 
 // Elements per thread below which a loop stays single-threaded.
 constexpr int64_t kElementwiseGrain = 16384;
+
+// A kernel's own heap array of n values, for staging buffers whose size
+// depends on the problem (a pooling window's row). Not std::vector: its
+// out-of-line members (the destructor in an unoptimized or sanitizer build)
+// are weak symbols outside this namespace, shared between ISA levels.
+// Allocation failure throws std::bad_alloc (from the global operator new,
+// a library function, not a weak copy).
+template <class T>
+class KernelArray {
+  public:
+    explicit KernelArray(int64_t n) : p_(n > 0 ? static_cast<T *>(::operator new(sizeof(T) * n)) : nullptr) {}
+    ~KernelArray() { ::operator delete(p_); }
+    KernelArray(const KernelArray &) = delete;
+    KernelArray &operator=(const KernelArray &) = delete;
+    T *data() { return p_; }
+
+  private:
+    T *p_;
+};
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
