@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -33,6 +34,7 @@ struct Case {
     double alpha = 1, beta = 0;
     GemmBias bias = GemmBias::none;
     bool post_op = false;
+    bool prepack = false;  // op(B) packed once by pack_b, given as b_packed
     int threads = 2;
 
     std::string str() const {
@@ -40,7 +42,7 @@ struct Case {
                (tb ? "T" : "N") + " m " + std::to_string(m) + " n " + std::to_string(n) + " k " + std::to_string(k) +
                " pads " + std::to_string(pad_a) + "," + std::to_string(pad_b) + "," + std::to_string(pad_c) +
                " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " bias " +
-               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + " threads " +
+               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + (prepack ? " prepacked" : "") + " threads " +
                std::to_string(threads) + " seed " + std::to_string(seed());
     }
 };
@@ -144,7 +146,19 @@ struct Problem {
             g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
             g.a = ap[0], g.lda = lda, g.b = bp[0], g.ldb = ldb;
             g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
-            if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).gemm(ctx, g, workspace);
+            const anydnn::cpu::GemmKernels<T> &kernels = anydnn::cpu::gemm_kernels<T>(isa);
+            std::vector<unsigned char> packed;
+            if (cs.prepack) {
+                // Guard bytes behind the packed size catch a pack that writes past it.
+                const size_t size = kernels.packed_b_size(cs.n, cs.k);
+                packed.assign(size + 64 + 64, 0xa5);
+                T *at = reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t{63});
+                kernels.pack_b(ctx, cs.tb, cs.n, cs.k, bp[0], ldb, at);
+                const auto *end = reinterpret_cast<const unsigned char *>(at) + size;
+                for (const unsigned char *q = end; q < end + 64; ++q) EXPECT_EQ(*q, 0xa5) << "pack_b wrote past its size";
+                g.b_packed = at;
+            }
+            if (workspace != nullptr) kernels.gemm(ctx, g, workspace);
             else anydnn::cpu::gemm(isa, ctx, g);
         }
         return c;
@@ -383,6 +397,74 @@ TEST_P(Gemm, ResultsDoNotDependOnTheThreadCount) {
                         << threads << " threads differ from 1";
                 }
             }
+    });
+}
+
+// A few rows of C (m <= 4, A not transposed) take the path that streams B
+// unpacked (util/gemm_small_m.hpp): both orientations of B, column counts
+// around its blocks and thread units (64), reductions around the vector
+// width, every epilogue; m = 5 is the packed path's again.
+TEST_P(Gemm, FewRowsStreamB) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        for (int64_t m : {1, 2, 3, 4, 5})
+            for (bool tb : {false, true})
+                for (int64_t n : {1, 7, 17, 64, 65, 203})
+                    for (int64_t k : {1, 3, 16, 37})
+                        for (double beta : {0.0, 0.5}) {
+                            Case cs;
+                            cs.tb = tb, cs.m = m, cs.n = n, cs.k = k;
+                            cs.pad_a = 2, cs.pad_b = 3, cs.pad_c = 1;
+                            cs.alpha = -1.25, cs.beta = beta;
+                            cs.bias = n % 2 ? GemmBias::per_col : GemmBias::per_row;
+                            cs.post_op = k == 37;
+                            check_case<T>(isa(), cs);
+                        }
+        // Split over threads in whole units: the same bits for any count.
+        for (int64_t m : {1, 3})
+            for (bool tb : {false, true}) {
+                Case cs;
+                cs.tb = tb, cs.m = m, cs.n = 1000, cs.k = 301, cs.beta = 0.25;
+                cs.bias = GemmBias::per_col, cs.post_op = true;
+                SCOPED_TRACE(cs.str());
+                Problem<T> p(cs);
+                const std::vector<T> one = p.run(isa(), 1);
+                p.check(one);
+                for (int threads : {2, 3}) {
+                    const std::vector<T> more = p.run(isa(), threads);
+                    EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0)
+                        << threads << " threads differ from 1";
+                }
+            }
+    });
+}
+
+// op(B) packed once (GemmKernels::pack_b) and given as b_packed: the same
+// bits as packing at every call, for every split over threads, across
+// reduction and column blocks, both orientations of B.
+TEST_P(Gemm, PackedBOnceForManyProducts) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        struct Size {
+            int64_t m, n, k;
+        };
+        for (const Size s : {Size{5, 1, 1}, Size{bl.mr + 1, bl.nr + 1, 17}, Size{2 * bl.mr + 3, 2 * bl.nr + 5, bl.kc + 1},
+                             Size{3, 2 * bl.nr - 1, 40}, Size{97, bl.nc + bl.nr + 1, 2 * bl.kc + 3}})
+            for (bool tb : {false, true})
+                for (int threads : {1, 2, 3}) {
+                    Case cs;
+                    cs.tb = tb, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.pad_b = 3, cs.pad_c = 2;
+                    cs.alpha = 0.75, cs.beta = 0.5, cs.bias = GemmBias::per_col, cs.threads = threads;
+                    SCOPED_TRACE(cs.str());
+                    Problem<T> p(cs);
+                    const std::vector<T> unpacked = p.run(isa(), threads);
+                    p.cs.prepack = true;
+                    const std::vector<T> packed = p.run(isa(), threads);
+                    p.check(packed);
+                    EXPECT_EQ(std::memcmp(unpacked.data(), packed.data(), packed.size() * sizeof(T)), 0)
+                        << "prepacked B changed the result";
+                }
     });
 }
 

@@ -58,6 +58,11 @@ struct GemmArgs {
     T *c = nullptr;
     int64_t ldc = 0;
     GemmEpilogue<T> epilogue{};
+    // Optional: op(B) already packed by GemmKernels::pack_b for this n and k
+    // (64-byte aligned). The engine then reads it instead of packing B at
+    // every call; trans_b, b and ldb must still describe B (the few-rows
+    // path reads B itself). The results are bit for bit the same.
+    const T *b_packed = nullptr;
 };
 
 // Batch-reduce GEMM (Georganas et al., SC'18): C = alpha * sum_i op(A_i)
@@ -80,6 +85,11 @@ struct BrgemmArgs {
     GemmEpilogue<T> epilogue{};
 };
 
+// Products with at most this many rows and A not transposed (batch 1 for
+// brgemm) stream B unpacked and never read GemmArgs::b_packed: packing B
+// for them is wasted work.
+constexpr int64_t kGemmFewRows = 4;
+
 // An ISA level's tile and cache blocking: mr x nr register tile; blocks of
 // mc rows of A, kc of the reduction and nc columns of B.
 struct GemmBlocking {
@@ -96,6 +106,12 @@ struct GemmKernels {
     // `workspace` holds at least workspace_size() bytes; kernels never allocate.
     void (*gemm)(const ExecContext &, const GemmArgs<T> &, void *workspace);
     void (*brgemm)(const ExecContext &, const BrgemmArgs<T> &, void *workspace);
+    // op(B) (k x n, B as GemmArgs describes it) packed once for many products
+    // with the same B, such as a recurrent weight matrix over the time steps:
+    // packed_b_size bytes at `packed` (64-byte aligned), in a layout that
+    // does not depend on the thread count.
+    std::size_t (*packed_b_size)(int64_t n, int64_t k);
+    void (*pack_b)(const ExecContext &, bool trans_b, int64_t n, int64_t k, const T *b, int64_t ldb, T *packed);
 };
 
 ANYDNN_DECLARE_ISA_TABLE(GemmKernels<float>, gemm_f32)

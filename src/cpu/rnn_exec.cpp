@@ -85,6 +85,7 @@ struct Plan {
     std::size_t dy0 = kNone, dy1 = kNone, dhs = kNone, dcs = kNone;  // work space, backward
     std::size_t dht = kNone, dhtil = kNone, ones = kNone, dw = kNone;
     std::size_t gemm = kNone, gemm_bytes = 0;
+    std::size_t rpack = kNone;  // R packed once per layer for the steps' products (batch > kGemmFewRows)
     std::size_t ws_bytes = 0, reserve_bytes = 0;
 };
 
@@ -168,6 +169,12 @@ Plan make_plan(const Handle &h, const Dims &d) {
         if (d.proj) p.dhtil = ws.take(d.B * d.H * e);
         p.ones = ws.take(d.R * e);
         if (d.convert) p.dw = ws.take(d.welems * e);
+    }
+    if (d.B > kGemmFewRows) {
+        const GemmKernels<C> &k = gemm_kernels<C>(h.isa);
+        std::size_t bytes = k.packed_b_size(d.GH, d.P);                 // forward: h R^T
+        if (d.training) bytes = std::max(bytes, k.packed_b_size(d.P, d.GH));  // backward: dG R
+        p.rpack = ws.take(bytes);
     }
     p.gemm_bytes = gemm_bytes<C>(h, d);
     p.gemm = ws.take(p.gemm_bytes);
@@ -280,6 +287,14 @@ private:
             gemm_kernels<C>(h_.isa).gemm(ctx_, a, ws(plan_.gemm));
         else
             cpu::gemm(h_.isa, ctx_, a);
+    }
+    // R as op(B) of the steps' products, packed once for all of them; null
+    // when every step has few enough rows to stream R unpacked.
+    const C *packed_r(bool trans_b, int64_t n, int64_t k, const C *r, int64_t ldr) const {
+        if (plan_.rpack == kNone) return nullptr;
+        C *dst = ws(plan_.rpack);
+        gemm_kernels<C>(h_.isa).pack_b(ctx_, trans_b, n, k, r, ldr, dst);
+        return dst;
     }
     void copy(anydnnDataType_t sdt, const void *src, const int64_t *soff, int64_t sld, anydnnDataType_t ddt, void *dst,
               const int64_t *doff, int64_t dld, int64_t rows, int64_t cols) const {
@@ -443,7 +458,7 @@ void Run<C>::layer_forward(int64_t l, int64_t dir, const C *in, C *out, const Rn
     C *h0 = ws(plan_.h0), *c0 = d_.lstm ? ws(plan_.c0) : nullptr;
     load_state(b.hx, pl, P, h0);
     if (d_.lstm) load_state(b.cx, pl, H, c0);
-    const C *r = w_ + lw.r;
+    const C *r = w_ + lw.r, *r_packed = packed_r(true, GH, P, r, P);
     for (int64_t step = 0; step < d_.T; ++step) {
         const int64_t t = step_t(dir, step, false), bt = seq_.bt[t], r0 = seq_.off[t];
         if (bt == 0) continue;
@@ -455,9 +470,12 @@ void Run<C>::layer_forward(int64_t l, int64_t dir, const C *in, C *out, const Rn
         if (d_.gru) {
             GemmArgs<C> a = mm<C>(false, true, bt, GH, P, hp, P, r, P, 0, keep(bk.hr) + r0 * GH, GH);
             if (lw.br >= 0) a.epilogue.bias_kind = GemmBias::per_col, a.epilogue.bias = w_ + lw.br;
+            a.b_packed = r_packed;
             gemm(a);
         } else {
-            gemm(mm<C>(false, true, bt, GH, P, hp, P, r, P, 1, g + r0 * GH, GH));
+            GemmArgs<C> a = mm<C>(false, true, bt, GH, P, hp, P, r, P, 1, g + r0 * GH, GH);
+            a.b_packed = r_packed;
+            gemm(a);
         }
         RnnCellArgs<C> a = cell_args(bk, t);
         if (d_.proj) {
@@ -531,6 +549,7 @@ void Run<C>::layer_backward(int64_t l, int64_t dir, const C *dy, C *dx, const Rn
     load_state(b.dhy, pl, P, dhs);
     if (d_.lstm) load_state(b.dcy, pl, H, dcs);
     C *dg = keep(bk.dg), *dgr = d_.gru ? keep(bk.dgr) : dg;
+    const C *r_packed = packed_r(false, P, GH, w_ + lw.r, P);
     for (int64_t step = 0; step < d_.T; ++step) {
         const int64_t t = step_t(dir, step, true), bt = seq_.bt[t], r0 = seq_.off[t];
         if (bt == 0) continue;
@@ -552,7 +571,9 @@ void Run<C>::layer_backward(int64_t l, int64_t dir, const C *dy, C *dx, const Rn
         a.dh_prev = dhs;
         a.ld_dh_prev = P;
         rnn_cell_kernels<C>(h_.isa).backward(ctx_, a);
-        gemm(mm<C>(false, false, bt, P, GH, dgr + r0 * GH, GH, w_ + lw.r, P, d_.gru ? 1 : 0, dhs, P));
+        GemmArgs<C> dr = mm<C>(false, false, bt, P, GH, dgr + r0 * GH, GH, w_ + lw.r, P, d_.gru ? 1 : 0, dhs, P);
+        dr.b_packed = r_packed;
+        gemm(dr);
     }
     store_state(dhs, pl, P, b.dhx);
     if (d_.lstm) store_state(dcs, pl, H, b.dcx);

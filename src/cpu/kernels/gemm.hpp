@@ -216,6 +216,7 @@ void gemm_tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc, int mr, 
 template <class T, int MR_, int64_t MC_, int64_t KC_, int64_t NC_>
 struct VecTile {
     using type = T;
+    using SmallVec = Vec<T>;
     static constexpr int MR = MR_, NR = 3 * Vec<T>::W;
     static constexpr int64_t MC = MC_, KC = KC_, NC = NC_;
 

@@ -12,6 +12,8 @@
 //                                                the transposing pack (pack_lanes_strided's contract)
 //   static void tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc,
 //                    int mr, int nr, const TileOut<T> &out);
+//   using SmallVec = ...;                        the vector policy of the few-rows
+//                                                path (util/gemm_small_m.hpp)
 // tile() multiplies one packed A sliver (kc groups of MR values) by one packed
 // B sliver (kc groups of NR values) and combines the product with the
 // mr x nr (<= MR x NR) top-left corner of C at c, never touching C outside it.
@@ -23,11 +25,9 @@
 
 #include "cpu/gemm.hpp"
 #include "cpu/kernels/util/common.hpp"
+#include "cpu/kernels/util/gemm_small_m.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t round_up(int64_t a, int64_t q) { return ceil_div(a, q) * q; }
 
 // How a tile's accumulators acc combine with C:
 //   C = alpha * acc + (load_c ? beta * C : 0) + bias.
@@ -81,6 +81,7 @@ inline void pack_lanes_strided(const T *src, int64_t ld, int64_t len, int lanes,
 template <class T, int MR_, int NR_, int64_t MC_, int64_t KC_, int64_t NC_>
 struct PortableTile {
     using type = T;
+    using SmallVec = PortableVec<T>;  // the few-rows path's vectors (util/gemm_small_m.hpp)
     static constexpr int MR = MR_, NR = NR_;
     static constexpr int64_t MC = MC_, KC = KC_, NC = NC_;
 
@@ -111,28 +112,6 @@ struct PortableTile {
 
 namespace gemm_detail {
 
-// op(A) (m x k_total) and op(B) (k_total x n) of a batch-reduce GEMM seen as
-// one GEMM over k_total = batch * k: reduction index p is index p % k of the
-// pair p / k.
-template <class T>
-struct Operands {
-    bool trans_a, trans_b;
-    int64_t m, n, k, batch;
-    const T *const *a;
-    int64_t lda;
-    const T *const *b;
-    int64_t ldb;
-    int64_t k_total() const { return k * batch; }
-};
-
-template <class T>
-struct Output {
-    T alpha, beta;
-    T *c;
-    int64_t ldc;
-    GemmEpilogue<T> epi;
-};
-
 // Calls fn(pair, p, len, off) for the pieces of the reduction range
 // [p0, p0 + kc) that lie in one pair: its indices p .. p + len of that pair,
 // at offset off of the range.
@@ -150,8 +129,6 @@ inline void for_each_piece(int64_t k, int64_t p0, int64_t kc, Fn &&fn) {
 // reads and writes each element once, about a cycle, where the tile does 16
 // or more MACs.
 constexpr int64_t kPackCostMacs = 16;
-// Below this many MACs a product stays on the calling thread.
-constexpr int64_t kParallelMacs = int64_t{1} << 18;
 
 template <class K>
 struct Engine {
@@ -226,6 +203,30 @@ struct Engine {
         });
     }
 
+    // The reduction's blocks: the same for every part and thread count, and
+    // balanced (no thin last block).
+    static int64_t kc_step(int64_t kt) { return ceil_div(kt, ceil_div(kt, K::KC)); }
+
+    static std::size_t packed_b_size(int64_t n, int64_t k) {
+        return n <= 0 || k <= 0 ? 0 : static_cast<std::size_t>(round_up(n, NR) * k) * sizeof(T);
+    }
+
+    // All of op(B) packed as run_part packs one block at a time: reduction
+    // block pc (kc rows) at packed + pc * round_up(n, NR), in it the sliver
+    // of columns [j, j + NR) at + j * kc. Split over the threads by slivers.
+    static void pack_whole_b(const ExecContext &ctx, bool trans_b, int64_t n, int64_t k, const T *b, int64_t ldb,
+                             T *packed) {
+        if (n <= 0 || k <= 0) return;
+        const Operands<T> op{false, trans_b, 0, n, k, 1, nullptr, 0, &b, ldb};
+        const int64_t step = kc_step(k), blocks = ceil_div(k, step), slivers = ceil_div(n, NR);
+        parallel_ranges(ctx, blocks * slivers, 16, [&](int64_t begin, int64_t end) {
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t pc = item / slivers * step, kc = imin_(step, k - pc), j = item % slivers * NR;
+                pack_b(op, j, imin_(NR, n - j), pc, kc, packed + pc * round_up(n, NR) + j * kc);
+            }
+        });
+    }
+
     // C[m0:m1, n0:n1] on the calling thread. The K blocks are the same for
     // every part and every thread count (they depend on k_total only), and
     // the part boundaries are whole slivers, so each element of C sees the
@@ -233,7 +234,7 @@ struct Engine {
     static void run_part(const Operands<T> &op, const Output<T> &out, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
                          T *abuf, T *bbuf) {
         const int64_t kt = op.k_total();
-        const int64_t kc_step = ceil_div(kt, ceil_div(kt, K::KC));  // balanced: no thin last block
+        const int64_t kc_step = Engine::kc_step(kt);
         const int64_t mc_step = round_up(ceil_div(m1 - m0, ceil_div(m1 - m0, K::MC)), MR);
         const int64_t nc_step = round_up(ceil_div(n1 - n0, ceil_div(n1 - n0, K::NC)), NR);
         const GemmEpilogue<T> &epi = out.epi;
@@ -245,7 +246,9 @@ struct Engine {
                 pack_a(op, ic, mc, pc, kc, abuf);
                 for (int64_t jc = n0; jc < n1; jc += nc_step) {
                     const int64_t nc = imin_(nc_step, n1 - jc);
-                    pack_b(op, jc, nc, pc, kc, bbuf);
+                    const T *bp = bbuf;
+                    if (op.b_packed != nullptr) bp = op.b_packed + pc * round_up(op.n, NR) + jc * kc;
+                    else pack_b(op, jc, nc, pc, kc, bbuf);
                     for (int64_t ir = 0; ir < mc; ir += MR) {
                         const int mr = static_cast<int>(imin_(MR, mc - ir));
                         T *crow = out.c + (ic + ir) * out.ldc + jc;
@@ -253,7 +256,7 @@ struct Engine {
                         if (last && epi.bias_kind == GemmBias::per_row) o.row_bias = epi.bias + ic + ir;
                         for (int64_t jr = 0; jr < nc; jr += NR) {
                             if (last && epi.bias_kind == GemmBias::per_col) o.col_bias = epi.bias + jc + jr;
-                            K::tile(kc, abuf + ir * kc, bbuf + jr * kc, crow + jr, out.ldc, mr,
+                            K::tile(kc, abuf + ir * kc, bp + jr * kc, crow + jr, out.ldc, mr,
                                     static_cast<int>(imin_(NR, nc - jr)), o);
                         }
                         // The strip of mr rows x nc columns was just written: still in L1/L2.
@@ -290,6 +293,11 @@ struct Engine {
             scale_only(m, n, out);
             return;
         }
+        using Small = SmallRows<T, typename K::SmallVec>;
+        if (Small::applies(op)) {
+            Small::run(ctx, op, out);
+            return;
+        }
         const Split s = split(ctx, m, n, kt);
         const auto addr = reinterpret_cast<std::uintptr_t>(workspace);
         T *base = reinterpret_cast<T *>((addr + 63) & ~std::uintptr_t{63});
@@ -313,7 +321,7 @@ struct Engine {
     }
 
     static void gemm(const ExecContext &ctx, const GemmArgs<T> &a, void *workspace) {
-        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, 1, &a.a, a.lda, &a.b, a.ldb};
+        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, 1, &a.a, a.lda, &a.b, a.ldb, a.b_packed};
         run(ctx, op, Output<T>{a.alpha, a.beta, a.c, a.ldc, a.epilogue}, workspace);
     }
 
@@ -329,7 +337,8 @@ struct Engine {
 template <class K>
 constexpr GemmKernels<typename K::type> make_gemm_kernels() {
     using E = gemm_detail::Engine<K>;
-    return {{K::MR, K::NR, K::MC, K::KC, K::NC}, &E::workspace_size, &E::gemm, &E::brgemm};
+    return {{K::MR, K::NR, K::MC, K::KC, K::NC}, &E::workspace_size, &E::gemm, &E::brgemm, &E::packed_b_size,
+            &E::pack_whole_b};
 }
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
