@@ -440,8 +440,9 @@ TEST_P(Gemm, FewRowsStreamB) {
 }
 
 // op(B) packed once (GemmKernels::pack_b) and given as b_packed: the same
-// bits as packing at every call, for every split over threads, across
-// reduction and column blocks, both orientations of B.
+// bits for every split over threads and, above kGemmFewRows rows, the same
+// bits as packing at every call; across reduction and column blocks, both
+// orientations of B, few rows (which read the packed slivers in place).
 TEST_P(Gemm, PackedBOnceForManyProducts) {
     SKIP_IF_NO_ISA();
     for_each_type([&]<class T>() {
@@ -450,21 +451,29 @@ TEST_P(Gemm, PackedBOnceForManyProducts) {
             int64_t m, n, k;
         };
         for (const Size s : {Size{5, 1, 1}, Size{bl.mr + 1, bl.nr + 1, 17}, Size{2 * bl.mr + 3, 2 * bl.nr + 5, bl.kc + 1},
-                             Size{3, 2 * bl.nr - 1, 40}, Size{97, bl.nc + bl.nr + 1, 2 * bl.kc + 3}})
-            for (bool tb : {false, true})
-                for (int threads : {1, 2, 3}) {
-                    Case cs;
-                    cs.tb = tb, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.pad_b = 3, cs.pad_c = 2;
-                    cs.alpha = 0.75, cs.beta = 0.5, cs.bias = GemmBias::per_col, cs.threads = threads;
-                    SCOPED_TRACE(cs.str());
-                    Problem<T> p(cs);
-                    const std::vector<T> unpacked = p.run(isa(), threads);
-                    p.cs.prepack = true;
-                    const std::vector<T> packed = p.run(isa(), threads);
-                    p.check(packed);
-                    EXPECT_EQ(std::memcmp(unpacked.data(), packed.data(), packed.size() * sizeof(T)), 0)
+                             Size{97, bl.nc + bl.nr + 1, 2 * bl.kc + 3}, Size{1, 1, 1}, Size{3, 2 * bl.nr - 1, 40},
+                             Size{1, 1100, 2 * bl.kc + 3}, Size{4, 300, bl.kc + 1}})
+            for (bool tb : {false, true}) {
+                Case cs;
+                cs.tb = tb, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.pad_b = 3, cs.pad_c = 2;
+                cs.alpha = 0.75, cs.beta = 0.5, cs.bias = GemmBias::per_col, cs.post_op = s.m == 4;
+                cs.prepack = true;
+                SCOPED_TRACE(cs.str());
+                Problem<T> p(cs);
+                const std::vector<T> one = p.run(isa(), 1);
+                p.check(one);
+                for (int threads : {2, 3}) {
+                    const std::vector<T> more = p.run(isa(), threads);
+                    EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0)
+                        << threads << " threads differ from 1";
+                }
+                if (s.m > anydnn::cpu::kGemmFewRows) {
+                    p.cs.prepack = false;
+                    const std::vector<T> unpacked = p.run(isa(), 2);
+                    EXPECT_EQ(std::memcmp(unpacked.data(), one.data(), one.size() * sizeof(T)), 0)
                         << "prepacked B changed the result";
                 }
+            }
     });
 }
 

@@ -60,8 +60,10 @@ struct GemmArgs {
     GemmEpilogue<T> epilogue{};
     // Optional: op(B) already packed by GemmKernels::pack_b for this n and k
     // (64-byte aligned). The engine then reads it instead of packing B at
-    // every call; trans_b, b and ldb must still describe B (the few-rows
-    // path reads B itself). The results are bit for bit the same.
+    // every call; trans_b, b and ldb must still describe B. Above
+    // kGemmFewRows rows the results are bit for bit those of an unpacked
+    // call; few rows read the packed slivers in place, which sums in another
+    // order than their unpacked path (equally independent of the threads).
     const T *b_packed = nullptr;
 };
 
@@ -85,9 +87,9 @@ struct BrgemmArgs {
     GemmEpilogue<T> epilogue{};
 };
 
-// Products with at most this many rows and A not transposed (batch 1 for
-// brgemm) stream B unpacked and never read GemmArgs::b_packed: packing B
-// for them is wasted work.
+// Products with at most this many rows and A not transposed (one pair) read
+// B once in place, unpacked (or packed, when GemmArgs::b_packed is given):
+// packing B for a single such product is wasted work.
 constexpr int64_t kGemmFewRows = 4;
 
 // An ISA level's tile and cache blocking: mr x nr register tile; blocks of

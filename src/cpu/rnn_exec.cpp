@@ -85,7 +85,7 @@ struct Plan {
     std::size_t dy0 = kNone, dy1 = kNone, dhs = kNone, dcs = kNone;  // work space, backward
     std::size_t dht = kNone, dhtil = kNone, ones = kNone, dw = kNone;
     std::size_t gemm = kNone, gemm_bytes = 0;
-    std::size_t rpack = kNone;  // R packed once per layer for the steps' products (batch > kGemmFewRows)
+    std::size_t rpack = kNone;  // R packed once per layer for the steps' products (more than one step or row sliver)
     std::size_t ws_bytes = 0, reserve_bytes = 0;
 };
 
@@ -170,7 +170,8 @@ Plan make_plan(const Handle &h, const Dims &d) {
         p.ones = ws.take(d.R * e);
         if (d.convert) p.dw = ws.take(d.welems * e);
     }
-    if (d.B > kGemmFewRows) {
+    // One step with few rows reads R once in place: packing it would double that.
+    if (d.T > 1 || d.B > kGemmFewRows) {
         const GemmKernels<C> &k = gemm_kernels<C>(h.isa);
         std::size_t bytes = k.packed_b_size(d.GH, d.P);                 // forward: h R^T
         if (d.training) bytes = std::max(bytes, k.packed_b_size(d.P, d.GH));  // backward: dG R
@@ -289,7 +290,7 @@ private:
             cpu::gemm(h_.isa, ctx_, a);
     }
     // R as op(B) of the steps' products, packed once for all of them; null
-    // when every step has few enough rows to stream R unpacked.
+    // for a single step with few rows (the GEMM reads R in place).
     const C *packed_r(bool trans_b, int64_t n, int64_t k, const C *r, int64_t ldr) const {
         if (plan_.rpack == kNone) return nullptr;
         C *dst = ws(plan_.rpack);

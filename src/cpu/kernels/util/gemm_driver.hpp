@@ -293,9 +293,9 @@ struct Engine {
             scale_only(m, n, out);
             return;
         }
-        using Small = SmallRows<T, typename K::SmallVec>;
+        using Small = SmallRows<T, typename K::SmallVec, NR>;
         if (Small::applies(op)) {
-            Small::run(ctx, op, out);
+            Small::run(ctx, op, out, kc_step(kt));
             return;
         }
         const Split s = split(ctx, m, n, kt);

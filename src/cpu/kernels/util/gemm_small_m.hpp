@@ -16,9 +16,14 @@
 //           lanes folded in a fixed order at the end.
 //   op(B) = B (k x n, rows contiguous along n): C's rows accumulate B's rows
 //           scaled by A's elements, W columns per vector.
+//   op(B) packed once (GemmArgs::b_packed): the same on its NR-column
+//           slivers, read in place, one stream front to back (a recurrent
+//           weight matrix packed once for every time step).
 // Every element of C gets the same sequence of operations wherever its
 // column falls in a block, and the threads split the columns in whole units
-// of kSmallUnit: results do not depend on the thread count.
+// of kSmallUnit (whole slivers when packed): results do not depend on the
+// thread count. They do depend on whether B comes packed: the dot products
+// sum in another order than the slivers.
 //
 // A vector policy X (Vec<T> in kernels/gemm.hpp, PortableVec below) provides
 // V, W (lanes), zero(), set1(x), fmadd(a, b, c) = a * b + c, mul, add,
@@ -80,10 +85,11 @@ constexpr int kSmallAccs = 16;
 constexpr int kSmallAccs = 8;
 #endif
 
-template <class T, class X>
+template <class T, class X, int NR>
 struct SmallRows {
     using V = typename X::V;
     static constexpr int W = X::W;
+    static_assert(NR % W == 0, "a packed sliver is whole vectors");
     static constexpr int64_t kPrefetch = 512 / sizeof(T);
 
     static T fold(V v) {
@@ -176,21 +182,61 @@ struct SmallRows {
         for (; j < j1; j += W) axpy_block<M, 1>(op, out, j, imin_(W, j1 - j));
     }
 
+    // op(B) packed (Engine::pack_whole_b): columns [j0, j1) (whole slivers
+    // but the last) as NR-column slivers, each read once, front to back,
+    // through the reduction blocks of kc_step.
     template <int M>
-    static void columns(const Operands<T> &op, const Output<T> &out, int64_t j0, int64_t j1) {
-        if (op.trans_b) dots<M>(op, out, j0, j1);
+    static void slivers(const Operands<T> &op, const Output<T> &out, int64_t kc_step, int64_t j0, int64_t j1) {
+        constexpr int NV = NR / W;
+        const T *a = op.a[0];
+        const int64_t k = op.k, n_padded = round_up(op.n, NR);
+        for (int64_t j = j0; j < j1; j += NR) {
+            V acc[M][NV];
+            for (int r = 0; r < M; ++r)
+                for (int v = 0; v < NV; ++v) acc[r][v] = X::zero();
+            for (int64_t pc = 0; pc < k; pc += kc_step) {
+                const int64_t kc = imin_(kc_step, k - pc);
+                const T *bp = op.b_packed + pc * n_padded + j * kc;
+                for (int64_t p = 0; p < kc; ++p, bp += NR) {
+                    V bv[NV];
+                    for (int v = 0; v < NV; ++v) bv[v] = X::load_part(bp + v * W, W);
+                    for (int r = 0; r < M; ++r) {
+                        const V av = X::set1(a[r * op.lda + pc + p]);
+                        for (int v = 0; v < NV; ++v) acc[r][v] = X::fmadd(av, bv[v], acc[r][v]);
+                    }
+                }
+            }
+            for (int r = 0; r < M; ++r) {
+                alignas(64) T prod[NR];
+                for (int v = 0; v < NV; ++v) X::store_part(prod + v * W, acc[r][v], W);
+                finish(out, r, j, prod, imin_(NR, j1 - j));
+            }
+        }
+    }
+
+    template <int M>
+    static void columns(const Operands<T> &op, const Output<T> &out, int64_t kc_step, int64_t j0, int64_t j1) {
+        if (op.b_packed != nullptr) slivers<M>(op, out, kc_step, j0, j1);
+        else if (op.trans_b) dots<M>(op, out, j0, j1);
         else axpys<M>(op, out, j0, j1);
     }
 
-    // Units [u0, u1) of kSmallUnit columns, each finished by the post-op.
-    static void units(const Operands<T> &op, const Output<T> &out, int64_t u0, int64_t u1) {
+    // Columns per thread-split unit and per post-op call: whole slivers when
+    // B is packed.
+    static int64_t unit(const Operands<T> &op) {
+        return op.b_packed != nullptr ? round_up(kSmallUnit, NR) : kSmallUnit;
+    }
+
+    // Units [u0, u1), each finished by the post-op.
+    static void units(const Operands<T> &op, const Output<T> &out, int64_t kc_step, int64_t u0, int64_t u1) {
+        const int64_t width = unit(op);
         for (int64_t u = u0; u < u1; ++u) {
-            const int64_t j0 = u * kSmallUnit, j1 = imin_(op.n, j0 + kSmallUnit);
+            const int64_t j0 = u * width, j1 = imin_(op.n, j0 + width);
             switch (op.m) {
-            case 1: columns<1>(op, out, j0, j1); break;
-            case 2: columns<2>(op, out, j0, j1); break;
-            case 3: columns<3>(op, out, j0, j1); break;
-            default: columns<4>(op, out, j0, j1); break;
+            case 1: columns<1>(op, out, kc_step, j0, j1); break;
+            case 2: columns<2>(op, out, kc_step, j0, j1); break;
+            case 3: columns<3>(op, out, kc_step, j0, j1); break;
+            default: columns<4>(op, out, kc_step, j0, j1); break;
             }
             if (out.epi.post_op != nullptr)
                 out.epi.post_op(out.c + j0, out.ldc, op.m, j1 - j0, 0, j0, out.epi.post_op_ctx);
@@ -199,18 +245,19 @@ struct SmallRows {
 
     static bool applies(const Operands<T> &op) { return op.m <= kGemmFewRows && op.batch == 1 && !op.trans_a; }
 
-    static void run(const ExecContext &ctx, const Operands<T> &op, const Output<T> &out) {
-        const int64_t n_units = ceil_div(op.n, kSmallUnit);
+    // kc_step: the reduction blocks of a packed B.
+    static void run(const ExecContext &ctx, const Operands<T> &op, const Output<T> &out, int64_t kc_step) {
+        const int64_t n_units = ceil_div(op.n, unit(op));
         int64_t parts = 1;
         if (ctx.threads > 1 && op.m * op.n * op.k >= kParallelMacs) parts = imin_(ctx.threads, n_units);
         if (parts == 1) {
-            units(op, out, 0, n_units);
+            units(op, out, kc_step, 0, n_units);
             return;
         }
 #pragma omp parallel num_threads(static_cast<int>(parts))
         {
             for (int64_t t = omp_get_thread_num(); t < parts; t += omp_get_num_threads())
-                units(op, out, n_units * t / parts, n_units * (t + 1) / parts);
+                units(op, out, kc_step, n_units * t / parts, n_units * (t + 1) / parts);
         }
     }
 };
