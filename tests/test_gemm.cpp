@@ -472,6 +472,19 @@ TEST_P(Gemm, PackedBOnceForManyProducts) {
                     const std::vector<T> unpacked = p.run(isa(), 2);
                     EXPECT_EQ(std::memcmp(unpacked.data(), one.data(), one.size() * sizeof(T)), 0)
                         << "prepacked B changed the result";
+                } else {
+                    // The same rows as the top of a product the tile computes.
+                    Case tall = cs;
+                    tall.m = bl.mr + 1;
+                    Problem<T> t(tall);
+                    std::copy(p.a[0].begin(), p.a[0].end(), t.a[0].begin());
+                    t.b = p.b;
+                    t.bias = p.bias;
+                    std::copy(p.residual.begin(), p.residual.end(), t.residual.begin());
+                    std::copy(p.c0.begin(), p.c0.begin() + kGuard + s.m * p.ldc, t.c0.begin());
+                    const std::vector<T> rows = t.run(isa(), 2);
+                    EXPECT_EQ(std::memcmp(rows.data(), one.data(), (kGuard + s.m * p.ldc) * sizeof(T)), 0)
+                        << "few rows on a packed B differ from the tile's rows";
                 }
             }
     });

@@ -60,10 +60,10 @@ struct GemmArgs {
     GemmEpilogue<T> epilogue{};
     // Optional: op(B) already packed by GemmKernels::pack_b for this n and k
     // (64-byte aligned). The engine then reads it instead of packing B at
-    // every call; trans_b, b and ldb must still describe B. Above
-    // kGemmFewRows rows the results are bit for bit those of an unpacked
-    // call; few rows read the packed slivers in place, which sums in another
-    // order than their unpacked path (equally independent of the threads).
+    // every call; trans_b, b and ldb must still describe B. Every row of C
+    // gets the bits the packed path's tile gives it, whatever m: few rows
+    // read the packed slivers in place with the tile's operations (unpacked,
+    // few rows sum in another order, equally independent of the threads).
     const T *b_packed = nullptr;
 };
 

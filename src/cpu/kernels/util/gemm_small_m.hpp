@@ -22,8 +22,9 @@
 // Every element of C gets the same sequence of operations wherever its
 // column falls in a block, and the threads split the columns in whole units
 // of kSmallUnit (whole slivers when packed): results do not depend on the
-// thread count. They do depend on whether B comes packed: the dot products
-// sum in another order than the slivers.
+// thread count. With B packed, the rows get the packed path's bits (its
+// tile's operations, block by block); unpacked, the dot products sum in
+// another order.
 //
 // A vector policy X (Vec<T> in kernels/gemm.hpp, PortableVec below) provides
 // V, W (lanes), zero(), set1(x), fmadd(a, b, c) = a * b + c, mul, add,
@@ -100,19 +101,28 @@ struct SmallRows {
         return l[0];
     }
 
-    // Row i, columns [j, j + nb) of C from their products.
-    static void finish(const Output<T> &out, int64_t i, int64_t j, const T *prod, int64_t nb) {
+    // Row i, columns [j, j + nb) of C from their products over one block
+    // of the reduction, as the tile's store does it (TileOut): C = alpha *
+    // prod (+ beta * C when load_c) (+ the bias in the last block), in the
+    // same vector operations, so that a row computed here has the bits the
+    // tile would give it.
+    static void store(const Output<T> &out, int64_t i, int64_t j, const T *prod, int64_t nb, T beta, bool load_c,
+                      bool bias) {
         T *c = out.c + i * out.ldc + j;
         const GemmEpilogue<T> &epi = out.epi;
-        const V alpha = X::set1(out.alpha), beta = X::set1(out.beta);
+        const V valpha = X::set1(out.alpha), vbeta = X::set1(beta);
         for (int64_t v = 0; v < nb; v += W) {
             const int lanes = static_cast<int>(imin_(W, nb - v));
-            V x = X::mul(alpha, X::load_part(prod + v, lanes));
-            if (out.beta != T(0)) x = X::fmadd(beta, X::load_part(c + v, lanes), x);
-            if (epi.bias_kind == GemmBias::per_row) x = X::add(x, X::set1(epi.bias[i]));
-            if (epi.bias_kind == GemmBias::per_col) x = X::add(x, X::load_part(epi.bias + j + v, lanes));
+            V x = X::mul(valpha, X::load_part(prod + v, lanes));
+            if (load_c) x = X::fmadd(vbeta, X::load_part(c + v, lanes), x);
+            if (bias && epi.bias_kind == GemmBias::per_row) x = X::add(x, X::set1(epi.bias[i]));
+            if (bias && epi.bias_kind == GemmBias::per_col) x = X::add(x, X::load_part(epi.bias + j + v, lanes));
             X::store_part(c + v, x, lanes);
         }
+    }
+    // The whole reduction in one block.
+    static void finish(const Output<T> &out, int64_t i, int64_t j, const T *prod, int64_t nb) {
+        store(out, i, j, prod, nb, out.beta, out.beta != T(0), true);
     }
 
     // op(B) = B^T: columns [j0, j1) as groups of J dot products per row.
@@ -184,19 +194,21 @@ struct SmallRows {
 
     // op(B) packed (Engine::pack_whole_b): columns [j0, j1) (whole slivers
     // but the last) as NR-column slivers, each read once, front to back,
-    // through the reduction blocks of kc_step.
+    // through the reduction blocks of kc_step. Each block is combined with C
+    // as the tile does (the same operations in the same order), so these
+    // rows get the bits the packed path's tile would give them.
     template <int M>
     static void slivers(const Operands<T> &op, const Output<T> &out, int64_t kc_step, int64_t j0, int64_t j1) {
         constexpr int NV = NR / W;
         const T *a = op.a[0];
         const int64_t k = op.k, n_padded = round_up(op.n, NR);
         for (int64_t j = j0; j < j1; j += NR) {
-            V acc[M][NV];
-            for (int r = 0; r < M; ++r)
-                for (int v = 0; v < NV; ++v) acc[r][v] = X::zero();
             for (int64_t pc = 0; pc < k; pc += kc_step) {
                 const int64_t kc = imin_(kc_step, k - pc);
                 const T *bp = op.b_packed + pc * n_padded + j * kc;
+                V acc[M][NV];
+                for (int r = 0; r < M; ++r)
+                    for (int v = 0; v < NV; ++v) acc[r][v] = X::zero();
                 for (int64_t p = 0; p < kc; ++p, bp += NR) {
                     V bv[NV];
                     for (int v = 0; v < NV; ++v) bv[v] = X::load_part(bp + v * W, W);
@@ -205,11 +217,13 @@ struct SmallRows {
                         for (int v = 0; v < NV; ++v) acc[r][v] = X::fmadd(av, bv[v], acc[r][v]);
                     }
                 }
-            }
-            for (int r = 0; r < M; ++r) {
-                alignas(64) T prod[NR];
-                for (int v = 0; v < NV; ++v) X::store_part(prod + v * W, acc[r][v], W);
-                finish(out, r, j, prod, imin_(NR, j1 - j));
+                const bool first = pc == 0, last = pc + kc == k;
+                for (int r = 0; r < M; ++r) {
+                    alignas(64) T prod[NR];
+                    for (int v = 0; v < NV; ++v) X::store_part(prod + v * W, acc[r][v], W);
+                    store(out, r, j, prod, imin_(NR, j1 - j), first ? out.beta : T(1), !first || out.beta != T(0),
+                          last);
+                }
             }
         }
     }
