@@ -678,6 +678,38 @@ TEST_P(RnnIsa, ThreadCounts) {
     }
 }
 
+// The forward's bits for 1, 2 and 3 threads: the steps split their rows
+// over the threads (each row's recurrent GEMM then has the tile's bits,
+// whatever the part), the GEMMs split columns; neither may change a bit.
+TEST_P(RnnIsa, ForwardBitsDoNotDependOnTheThreadCount) {
+    for (RnnCell cell : kCells) {
+        Config c;
+        c.p = make_rnn(cell, 9, 53, 2, true);
+        c.max_t = 5;
+        c.len = {5, 1, 5, 3, 5, 5, 2, 4, 5, 0, 5, 4, 5, 5};  // 13 rows at first: 3 parts of >= 4
+        SCOPED_TRACE(c.to_string());
+        const std::mt19937_64 saved = rng();
+        std::vector<double> y[3], yi[3], hy[3];
+        for (int threads : {1, 2, 3}) {
+            Handle h(GetParam(), threads);
+            SKIP_IF_UNAVAILABLE(h);
+            RnnProblem pr(h, c);
+            rng() = saved;  // the same inputs for every thread count
+            pr.fill_inputs();
+            ASSERT_OK(pr.forward(ANYDNN_FWD_MODE_INFERENCE, pr.y_inference.get()));
+            ASSERT_OK(pr.forward(ANYDNN_FWD_MODE_TRAINING));
+            y[threads - 1] = flat(pr.seqs(*pr.y, c.p.out_width()));
+            yi[threads - 1] = flat(pr.seqs(*pr.y_inference, c.p.out_width()));
+            hy[threads - 1] = pr.hy->values();
+        }
+        for (int t : {1, 2}) {
+            EXPECT_EQ(y[t], y[0]) << t + 1 << " threads: training y differs from 1 thread";
+            EXPECT_EQ(yi[t], yi[0]) << t + 1 << " threads: inference y differs from 1 thread";
+            EXPECT_EQ(hy[t], hy[0]) << t + 1 << " threads: hy differs from 1 thread";
+        }
+    }
+}
+
 // clipNanOpt: a NaN c_{t-1} (cx) makes c_t NaN; NOT_PROPAGATE_NAN turns it
 // into lclip (the sequence goes on finite), PROPAGATE_NAN keeps it. Forward only.
 TEST_P(RnnIsa, LstmClipNanOption) {

@@ -20,6 +20,8 @@ namespace anydnn::cpu {
 namespace {
 
 constexpr std::size_t kAlign = 64;
+// The fewest rows of a step worth a thread of their own (Run::step_slots).
+constexpr int64_t kStepRowsPerThread = 4;
 constexpr std::size_t kNone = SIZE_MAX;
 
 // The sizes of a shape, in elements; R = maxSeqLength * batchSize bounds
@@ -279,16 +281,21 @@ private:
         return (dir == 0) != backward ? step : d_.T - 1 - step;
     }
 
-    void gemm(const GemmArgs<C> &a) const {
+    // Inside a step's parallel region (step_forward), thread `slot` of
+    // `slots` runs its GEMM on ExecContext{1} in its own slice of the pack
+    // buffers; outside, slots is 1.
+    void gemm(const GemmArgs<C> &a, const ExecContext &cx, int slot = 0, int slots = 1) const {
         if (a.m <= 0 || a.n <= 0) return;
         // The plan sized the pack buffers for the largest GEMM of each kind;
         // should a smaller one need more (the engine's split may differ),
-        // the engine's own cached buffer serves it.
-        if (gemm_workspace_size(h_.isa, ctx_, a) <= plan_.gemm_bytes)
-            gemm_kernels<C>(h_.isa).gemm(ctx_, a, ws(plan_.gemm));
+        // the engine's own cached buffer (one per thread) serves it.
+        const std::size_t slice = plan_.gemm_bytes / slots / kAlign * kAlign;
+        if (gemm_workspace_size(h_.isa, cx, a) <= slice)
+            gemm_kernels<C>(h_.isa).gemm(cx, a, ws(plan_.gemm + slot * slice));
         else
-            cpu::gemm(h_.isa, ctx_, a);
+            cpu::gemm(h_.isa, cx, a);
     }
+    void gemm(const GemmArgs<C> &a) const { gemm(a, ctx_); }
     // R as op(B) of the steps' products, packed once for all of them; null
     // for a single step with few rows (the GEMM reads R in place).
     const C *packed_r(bool trans_b, int64_t n, int64_t k, const C *r, int64_t ldr) const {
@@ -299,6 +306,10 @@ private:
     }
     void copy(anydnnDataType_t sdt, const void *src, const int64_t *soff, int64_t sld, anydnnDataType_t ddt, void *dst,
               const int64_t *doff, int64_t dld, int64_t rows, int64_t cols) const {
+        copy(ctx_, sdt, src, soff, sld, ddt, dst, doff, dld, rows, cols);
+    }
+    void copy(const ExecContext &cx, anydnnDataType_t sdt, const void *src, const int64_t *soff, int64_t sld,
+              anydnnDataType_t ddt, void *dst, const int64_t *doff, int64_t dld, int64_t rows, int64_t cols) const {
         RnnCopyArgs a;
         a.src_dt = sdt;
         a.dst_dt = ddt;
@@ -310,7 +321,7 @@ private:
         a.dst_ld = dld;
         a.rows = rows;
         a.cols = cols;
-        rnn_rows_kernels(h_.isa).copy(ctx_, a);
+        rnn_rows_kernels(h_.isa).copy(cx, a);
     }
     void fill(C *dst, int64_t rows, int64_t cols, C v) const {
         rnn_rows_kernels(h_.isa).fill(ctx_, kDt, dst, nullptr, cols, rows, cols, v);
@@ -357,11 +368,17 @@ private:
     // Copies rows [0, b) of a step's h_{t-1} (or c_{t-1}): the first nc
     // continue from step s's rows of `prev` (column col0, ld ld_prev), the
     // rest start from the initial state `init` (ld cols).
-    void prev_rows(int64_t t, int64_t s, int64_t nc, const C *prev, int64_t ld_prev, const C *init, int64_t cols,
-                   C *dst) const {
-        const int64_t b = seq_.bt[t];
-        if (nc > 0) copy(kDt, prev + seq_.off[s] * ld_prev, nullptr, ld_prev, kDt, dst, nullptr, cols, nc, cols);
-        if (b > nc) copy(kDt, init + nc * cols, nullptr, cols, kDt, dst + nc * cols, nullptr, cols, b - nc, cols);
+    // Rows [q0, q1) of step t's h_{t-1} (or c_{t-1}) into dst (step t's
+    // first row at dst): the first nc rows continue step s, the rest start
+    // from init.
+    void prev_rows(const ExecContext &cx, int64_t t, int64_t s, int64_t nc, const C *prev, int64_t ld_prev,
+                   const C *init, int64_t cols, C *dst, int64_t q0, int64_t q1) const {
+        const int64_t b = std::min(q1, seq_.bt[t]), split = std::clamp(nc, q0, b);
+        if (split > q0)
+            copy(cx, kDt, prev + (seq_.off[s] + q0) * ld_prev, nullptr, ld_prev, kDt, dst + q0 * cols, nullptr, cols,
+                 split - q0, cols);
+        if (b > split)
+            copy(cx, kDt, init + split * cols, nullptr, cols, kDt, dst + split * cols, nullptr, cols, b - split, cols);
     }
     // The rows of step t that continue from the step before it in dir's order.
     int64_t continuing(int64_t dir, int64_t t, int64_t *s) const {
@@ -385,6 +402,9 @@ private:
         return q;
     }
 
+    struct Step;
+    int step_slots(int64_t rows) const;
+    void step_rows(const Step &st, int64_t q0, int64_t q1, const ExecContext &cx, int slot, int slots) const;
     void layer_forward(int64_t l, int64_t dir, const C *in, C *out, const RnnForwardBuffers &b);
     void layer_backward(int64_t l, int64_t dir, const C *dy, C *dx, const RnnBackwardDataBuffers &b);
 
@@ -426,6 +446,66 @@ RnnCellArgs<C> Run<C>::cell_args(const Block &bk, int64_t t) const {
     return a;
 }
 
+// What a forward step's rows need: the pseudo-layer, step t (s: the step
+// it continues, nc: how many of its rows do), the layer output y (this
+// direction's columns), the initial states and R (packed, or null).
+template <class C>
+struct Run<C>::Step {
+    const Block &bk;
+    const ops::RnnLayerWeights &lw;
+    int64_t t, s, nc;
+    C *y;
+    const C *h0, *c0, *r, *r_packed;
+};
+
+// The threads a step's rows are split over: a step's rows are independent
+// (h_{t-1} rows, the GEMM's rows, the cell's rows), so each thread can run
+// all of them on its own rows, one parallel region per step instead of one
+// per part and a serial cell. Only with R packed: then every row's GEMM has
+// the tile's bits whatever the split (the GEMM engine's few-rows contract),
+// so results do not depend on the thread count; not with a projection
+// (its matrix is not packed).
+template <class C>
+int Run<C>::step_slots(int64_t rows) const {
+    if (plan_.rpack == kNone || d_.proj || ctx_.threads <= 1) return 1;
+    return static_cast<int>(std::clamp<int64_t>(rows / kStepRowsPerThread, 1, ctx_.threads));
+}
+
+// Rows [q0, q1) of a forward step on context cx: h_{t-1} (and c_{t-1}),
+// G += h_{t-1} R^T (GRU: HR = h_{t-1} R^T + bR), the cell, the projection.
+template <class C>
+void Run<C>::step_rows(const Step &st, int64_t q0, int64_t q1, const ExecContext &cx, int slot, int slots) const {
+    const int64_t H = d_.H, P = d_.P, GH = d_.GH, ycols = d_.ycols, r0 = seq_.off[st.t], rows = q1 - q0;
+    if (rows <= 0) return;
+    C *hp = keep(st.bk.hprev) + r0 * P;
+    prev_rows(cx, st.t, st.s, st.nc, st.y, ycols, st.h0, P, hp, q0, q1);
+    if (d_.lstm) prev_rows(cx, st.t, st.s, st.nc, keep(st.bk.c), H, st.c0, H, keep(st.bk.cprev) + r0 * H, q0, q1);
+    const int64_t first = r0 + q0;  // the part's first row in the layer
+    GemmArgs<C> a = mm<C>(false, true, rows, GH, P, hp + q0 * P, P, st.r, P, 1, keep(st.bk.g) + first * GH, GH);
+    if (d_.gru) {
+        a.beta = 0;
+        a.c = keep(st.bk.hr) + first * GH;
+        if (st.lw.br >= 0) a.epilogue.bias_kind = GemmBias::per_col, a.epilogue.bias = w_ + st.lw.br;
+    }
+    a.b_packed = st.r_packed;
+    gemm(a, cx, slot, slots);
+    RnnCellArgs<C> c = cell_args(st.bk, st.t);
+    c.rows = rows;
+    c.g += q0 * GH;
+    if (c.hr != nullptr) c.hr += q0 * GH;
+    c.h_prev += q0 * P;
+    if (d_.lstm) c.c_prev += q0 * H, c.c += q0 * H;
+    if (d_.proj) {
+        c.h = keep(st.bk.htil) + first * H;
+        c.ldh = H;
+    } else {
+        c.h = st.y + first * ycols;
+        c.ldh = ycols;
+    }
+    rnn_cell_kernels<C>(h_.isa).forward(cx, c);
+    if (d_.proj) gemm(mm<C>(false, true, rows, P, H, c.h, H, w_ + st.lw.proj, H, 0, st.y + first * ycols, ycols), cx);
+}
+
 template <class C>
 void Run<C>::layer_forward(int64_t l, int64_t dir, const C *in, C *out, const RnnForwardBuffers &b) {
     const int64_t pl = l * d_.dirs + dir, in_cols = c_.in_cols(static_cast<int>(l)), rows = seq_.rows;
@@ -459,36 +539,24 @@ void Run<C>::layer_forward(int64_t l, int64_t dir, const C *in, C *out, const Rn
     C *h0 = ws(plan_.h0), *c0 = d_.lstm ? ws(plan_.c0) : nullptr;
     load_state(b.hx, pl, P, h0);
     if (d_.lstm) load_state(b.cx, pl, H, c0);
-    const C *r = w_ + lw.r, *r_packed = packed_r(true, GH, P, r, P);
+    Step st{bk, lw, 0, 0, 0, y, h0, c0, w_ + lw.r, nullptr};
+    st.r_packed = packed_r(true, GH, P, st.r, P);
     for (int64_t step = 0; step < d_.T; ++step) {
-        const int64_t t = step_t(dir, step, false), bt = seq_.bt[t], r0 = seq_.off[t];
+        st.t = step_t(dir, step, false);
+        const int64_t bt = seq_.bt[st.t];
         if (bt == 0) continue;
-        int64_t s;
-        const int64_t nc = continuing(dir, t, &s);
-        C *hp = keep(bk.hprev) + r0 * P;
-        prev_rows(t, s, nc, y, ycols, h0, P, hp);
-        if (d_.lstm) prev_rows(t, s, nc, keep(bk.c), H, c0, H, keep(bk.cprev) + r0 * H);
-        if (d_.gru) {
-            GemmArgs<C> a = mm<C>(false, true, bt, GH, P, hp, P, r, P, 0, keep(bk.hr) + r0 * GH, GH);
-            if (lw.br >= 0) a.epilogue.bias_kind = GemmBias::per_col, a.epilogue.bias = w_ + lw.br;
-            a.b_packed = r_packed;
-            gemm(a);
-        } else {
-            GemmArgs<C> a = mm<C>(false, true, bt, GH, P, hp, P, r, P, 1, g + r0 * GH, GH);
-            a.b_packed = r_packed;
-            gemm(a);
+        st.nc = continuing(dir, st.t, &st.s);
+        const int slots = step_slots(bt);
+        if (slots == 1) {
+            step_rows(st, 0, bt, ctx_, 0, 1);
+            continue;
         }
-        RnnCellArgs<C> a = cell_args(bk, t);
-        if (d_.proj) {
-            a.h = keep(bk.htil) + r0 * H;
-            a.ldh = H;
-        } else {
-            a.h = y + r0 * ycols;
-            a.ldh = ycols;
+#pragma omp parallel num_threads(slots)
+        {
+            // A smaller team than asked for (nested parallelism) takes several slots each.
+            for (int q = omp_get_thread_num(); q < slots; q += omp_get_num_threads())
+                step_rows(st, bt * q / slots, bt * (q + 1) / slots, ExecContext{1}, q, slots);
         }
-        rnn_cell_kernels<C>(h_.isa).forward(ctx_, a);
-        if (d_.proj)
-            gemm(mm<C>(false, true, bt, P, H, a.h, H, w_ + lw.proj, H, 0, y + r0 * ycols, ycols));
     }
 
     // The final states: each sequence's last step in this direction's order
