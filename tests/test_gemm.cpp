@@ -215,6 +215,19 @@ struct Problem {
     }
 };
 
+// Runs p on 1, 2 and 3 threads: checks the 1-thread result and that the
+// others have its bits; returns it.
+template <class T>
+std::vector<T> check_same_for_any_thread_count(anydnn::Isa isa, Problem<T> &p) {
+    const std::vector<T> one = p.run(isa, 1);
+    p.check(one);
+    for (int threads : {2, 3}) {
+        const std::vector<T> more = p.run(isa, threads);
+        EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0) << threads << " threads differ from 1";
+    }
+    return one;
+}
+
 template <class T>
 void check_case(anydnn::Isa isa, const Case &cs) {
     SCOPED_TRACE(cs.str());
@@ -389,13 +402,7 @@ TEST_P(Gemm, ResultsDoNotDependOnTheThreadCount) {
                 cs.alpha = 1, cs.beta = 0.5, cs.bias = GemmBias::per_col, cs.post_op = true;
                 SCOPED_TRACE(cs.str());
                 Problem<T> p(cs);
-                const std::vector<T> one = p.run(isa(), 1);
-                p.check(one);
-                for (int threads : {2, 3}) {
-                    const std::vector<T> more = p.run(isa(), threads);
-                    EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0)
-                        << threads << " threads differ from 1";
-                }
+                check_same_for_any_thread_count(isa(), p);
             }
     });
 }
@@ -428,13 +435,7 @@ TEST_P(Gemm, FewRowsStreamB) {
                 cs.bias = GemmBias::per_col, cs.post_op = true;
                 SCOPED_TRACE(cs.str());
                 Problem<T> p(cs);
-                const std::vector<T> one = p.run(isa(), 1);
-                p.check(one);
-                for (int threads : {2, 3}) {
-                    const std::vector<T> more = p.run(isa(), threads);
-                    EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0)
-                        << threads << " threads differ from 1";
-                }
+                check_same_for_any_thread_count(isa(), p);
             }
     });
 }
@@ -460,13 +461,7 @@ TEST_P(Gemm, PackedBOnceForManyProducts) {
                 cs.prepack = true;
                 SCOPED_TRACE(cs.str());
                 Problem<T> p(cs);
-                const std::vector<T> one = p.run(isa(), 1);
-                p.check(one);
-                for (int threads : {2, 3}) {
-                    const std::vector<T> more = p.run(isa(), threads);
-                    EXPECT_EQ(std::memcmp(one.data(), more.data(), one.size() * sizeof(T)), 0)
-                        << threads << " threads differ from 1";
-                }
+                const std::vector<T> one = check_same_for_any_thread_count(isa(), p);
                 if (s.m > anydnn::cpu::kGemmFewRows) {
                     p.cs.prepack = false;
                     const std::vector<T> unpacked = p.run(isa(), 2);
