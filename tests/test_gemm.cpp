@@ -117,6 +117,21 @@ struct Problem {
         return p;
     }
 
+    // With cs.prepack: op(B) packed by pack_b into `buffer` (64-byte
+    // aligned inside it, guard bytes behind it checked); else null.
+    const T *pack_b(anydnn::Isa isa, const ExecContext &ctx, std::vector<unsigned char> &buffer) const {
+        if (!cs.prepack) return nullptr;
+        const anydnn::cpu::GemmKernels<T> &kernels = anydnn::cpu::gemm_kernels<T>(isa);
+        const size_t size = kernels.packed_b_size(cs.n, cs.k * cs.batch);
+        buffer.assign(size + 64 + 64, 0xa5);
+        T *at = reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(buffer.data()) + 63) & ~uintptr_t{63});
+        const std::vector<const T *> bp = ptrs(b);
+        kernels.pack_b(ctx, cs.tb, cs.n, cs.k, cs.batch, bp.data(), ldb, at);
+        const auto *end = reinterpret_cast<const unsigned char *>(at) + size;
+        for (const unsigned char *q = end; q < end + 64; ++q) EXPECT_EQ(*q, 0xa5) << "pack_b wrote past its size";
+        return at;
+    }
+
     // Runs the engine on a copy of c0 and returns it; `workspace` null uses
     // the cached-workspace convenience.
     std::vector<T> run(anydnn::Isa isa, int threads, void *workspace = nullptr) {
@@ -138,6 +153,8 @@ struct Problem {
             g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
             g.a = ap.data(), g.lda = lda, g.b = bp.data(), g.ldb = ldb;
             g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
+            std::vector<unsigned char> packed;
+            g.b_packed = pack_b(isa, ctx, packed);
             if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).brgemm(ctx, g, workspace);
             else anydnn::cpu::brgemm(isa, ctx, g);
         } else {
@@ -146,19 +163,9 @@ struct Problem {
             g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
             g.a = ap[0], g.lda = lda, g.b = bp[0], g.ldb = ldb;
             g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
-            const anydnn::cpu::GemmKernels<T> &kernels = anydnn::cpu::gemm_kernels<T>(isa);
             std::vector<unsigned char> packed;
-            if (cs.prepack) {
-                // Guard bytes behind the packed size catch a pack that writes past it.
-                const size_t size = kernels.packed_b_size(cs.n, cs.k);
-                packed.assign(size + 64 + 64, 0xa5);
-                T *at = reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t{63});
-                kernels.pack_b(ctx, cs.tb, cs.n, cs.k, bp[0], ldb, at);
-                const auto *end = reinterpret_cast<const unsigned char *>(at) + size;
-                for (const unsigned char *q = end; q < end + 64; ++q) EXPECT_EQ(*q, 0xa5) << "pack_b wrote past its size";
-                g.b_packed = at;
-            }
-            if (workspace != nullptr) kernels.gemm(ctx, g, workspace);
+            g.b_packed = pack_b(isa, ctx, packed);
+            if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).gemm(ctx, g, workspace);
             else anydnn::cpu::gemm(isa, ctx, g);
         }
         return c;
@@ -451,6 +458,20 @@ TEST_P(Gemm, PackedBOnceForManyProducts) {
         struct Size {
             int64_t m, n, k;
         };
+        // A batch-reduce GEMM whose reduction blocks span pairs (k = kc / 2 + 3).
+        for (int64_t m : {3, 2 * bl.mr + 1})
+            for (bool tb : {false, true}) {
+                Case cs;
+                cs.brgemm = true, cs.batch = 5, cs.tb = tb, cs.m = m, cs.n = 2 * bl.nr + 5, cs.k = bl.kc / 2 + 3;
+                cs.pad_b = 2, cs.beta = 1, cs.bias = GemmBias::per_row, cs.prepack = true;
+                SCOPED_TRACE(cs.str());
+                Problem<T> p(cs);
+                const std::vector<T> one = check_same_for_any_thread_count(isa(), p);
+                p.cs.prepack = false;
+                const std::vector<T> unpacked = p.run(isa(), 2);
+                EXPECT_EQ(std::memcmp(unpacked.data(), one.data(), one.size() * sizeof(T)), 0)
+                    << "prepacked B changed the result";
+            }
         for (const Size s : {Size{5, 1, 1}, Size{bl.mr + 1, bl.nr + 1, 17}, Size{2 * bl.mr + 3, 2 * bl.nr + 5, bl.kc + 1},
                              Size{97, bl.nc + bl.nr + 1, 2 * bl.kc + 3}, Size{1, 1, 1}, Size{3, 2 * bl.nr - 1, 40},
                              Size{1, 1100, 2 * bl.kc + 3}, Size{4, 300, bl.kc + 1}})

@@ -85,6 +85,9 @@ struct BrgemmArgs {
     T *c = nullptr;
     int64_t ldc = 0;
     GemmEpilogue<T> epilogue{};
+    // Optional: the B_i packed by GemmKernels::pack_b (the same batch, n, k),
+    // as GemmArgs::b_packed; b still holds the batch's pointers.
+    const T *b_packed = nullptr;
 };
 
 // Products with at most this many rows and A not transposed (one pair) read
@@ -108,12 +111,16 @@ struct GemmKernels {
     // `workspace` holds at least workspace_size() bytes; kernels never allocate.
     void (*gemm)(const ExecContext &, const GemmArgs<T> &, void *workspace);
     void (*brgemm)(const ExecContext &, const BrgemmArgs<T> &, void *workspace);
-    // op(B) (k x n, B as GemmArgs describes it) packed once for many products
-    // with the same B, such as a recurrent weight matrix over the time steps:
-    // packed_b_size bytes at `packed` (64-byte aligned), in a layout that
-    // does not depend on the thread count.
-    std::size_t (*packed_b_size)(int64_t n, int64_t k);
-    void (*pack_b)(const ExecContext &, bool trans_b, int64_t n, int64_t k, const T *b, int64_t ldb, T *packed);
+    // op(B) packed once for many products with the same B, such as a
+    // recurrent weight matrix over the time steps or a convolution's filter
+    // over the images: the k_total x n op(B) of a GEMM (batch 1, b[0] = B) or
+    // of a batch-reduce GEMM (k_total = batch * k over the batch's B_i, as
+    // BrgemmArgs describes them), packed_b_size(n, k_total) bytes at
+    // `packed` (64-byte aligned), in a layout that does not depend on the
+    // thread count.
+    std::size_t (*packed_b_size)(int64_t n, int64_t k_total);
+    void (*pack_b)(const ExecContext &, bool trans_b, int64_t n, int64_t k, int64_t batch, const T *const *b,
+                   int64_t ldb, T *packed);
 };
 
 ANYDNN_DECLARE_ISA_TABLE(GemmKernels<float>, gemm_f32)

@@ -301,7 +301,7 @@ private:
     const C *packed_r(bool trans_b, int64_t n, int64_t k, const C *r, int64_t ldr) const {
         if (plan_.rpack == kNone) return nullptr;
         C *dst = ws(plan_.rpack);
-        gemm_kernels<C>(h_.isa).pack_b(ctx_, trans_b, n, k, r, ldr, dst);
+        gemm_kernels<C>(h_.isa).pack_b(ctx_, trans_b, n, k, 1, &r, ldr, dst);
         return dst;
     }
     void copy(anydnnDataType_t sdt, const void *src, const int64_t *soff, int64_t sld, anydnnDataType_t ddt, void *dst,

@@ -214,14 +214,15 @@ struct Engine {
     // All of op(B) packed as run_part packs one block at a time: reduction
     // block pc (kc rows) at packed + pc * round_up(n, NR), in it the sliver
     // of columns [j, j + NR) at + j * kc. Split over the threads by slivers.
-    static void pack_whole_b(const ExecContext &ctx, bool trans_b, int64_t n, int64_t k, const T *b, int64_t ldb,
-                             T *packed) {
-        if (n <= 0 || k <= 0) return;
-        const Operands<T> op{false, trans_b, 0, n, k, 1, nullptr, 0, &b, ldb};
-        const int64_t step = kc_step(k), blocks = ceil_div(k, step), slivers = ceil_div(n, NR);
+    static void pack_whole_b(const ExecContext &ctx, bool trans_b, int64_t n, int64_t k, int64_t batch,
+                             const T *const *b, int64_t ldb, T *packed) {
+        const int64_t kt = k * batch;
+        if (n <= 0 || kt <= 0) return;
+        const Operands<T> op{false, trans_b, 0, n, k, batch, nullptr, 0, b, ldb};
+        const int64_t step = kc_step(kt), blocks = ceil_div(kt, step), slivers = ceil_div(n, NR);
         parallel_ranges(ctx, blocks * slivers, 16, [&](int64_t begin, int64_t end) {
             for (int64_t item = begin; item < end; ++item) {
-                const int64_t pc = item / slivers * step, kc = imin_(step, k - pc), j = item % slivers * NR;
+                const int64_t pc = item / slivers * step, kc = imin_(step, kt - pc), j = item % slivers * NR;
                 pack_b(op, j, imin_(NR, n - j), pc, kc, packed + pc * round_up(n, NR) + j * kc);
             }
         });
@@ -326,7 +327,7 @@ struct Engine {
     }
 
     static void brgemm(const ExecContext &ctx, const BrgemmArgs<T> &a, void *workspace) {
-        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, a.batch, a.a, a.lda, a.b, a.ldb};
+        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, a.batch, a.a, a.lda, a.b, a.ldb, a.b_packed};
         run(ctx, op, Output<T>{a.alpha, a.beta, a.c, a.ldc, a.epilogue}, workspace);
     }
 };
