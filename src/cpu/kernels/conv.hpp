@@ -86,10 +86,12 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
     const GemmKernels<C> &gk = isa_gemm<C>();
     const int64_t taps = pl.taps, icg = g.icg, ocg = g.ocg, ic = g.groups * icg;
 
-    // Workspace: the reordered filter, then per worker its planes, scratch,
-    // tap pointers and GEMM workspace, each 64-byte aligned.
+    // Workspace: the reordered filter, the packed filter, then per worker
+    // its planes, scratch, tap pointers and GEMM workspace, each 64-byte
+    // aligned.
     WorkspaceCursor cur(workspace);
     C *wr = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);
+    C *wpk = pl.wpk_group_elems > 0 ? cur.take<C>(g.groups * pl.wpk_group_elems) : nullptr;
     struct Worker {
         C *planes, *scratch;
         const C **a, **b;
@@ -113,6 +115,12 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
         return wr + (grp * taps + t) * ocg * icg;
     };
     const int64_t w_ld = pl.w_ld;
+    if (wpk != nullptr)
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+            const C **taps_w = workers[0].b;  // the first worker's tap pointers, free until its first image
+            for (int64_t t = 0; t < taps; ++t) taps_w[t] = filter_tap(grp, t);
+            gk.pack_b(ctx, true, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
+        }
 
     // The epilogue: in the post-op from the scratch, or (y_direct) partly in
     // the GEMM (alpha, beta, z == y as beta) and the rest in place on y.
@@ -160,6 +168,7 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
                 }
                 a.a = wk.a;
                 a.b = wk.b;
+                if (wpk != nullptr) a.b_packed = wpk + grp * pl.wpk_group_elems;
                 if (pl.channels_last) {
                     a.m = len, a.n = ocg, a.lda = pl.pix_stride, a.trans_b = true, a.ldb = w_ld;
                 } else {
