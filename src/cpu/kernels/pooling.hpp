@@ -9,6 +9,9 @@
 //   input column is inside x form one range, so the inner loop has no
 //   bounds test (whole-vector loads when x's rows are contiguous and the
 //   pooling stride is 1 or 2).
+// - plane lanes (global pooling of NCHW): one output per channel, the
+//   reduction of the channel's whole plane, contiguous in x; each plane is
+//   summed with whole vectors and folded once.
 // Backward: see PoolingBackwardArgs and PoolingRing (src/cpu/pooling.hpp):
 // per work item a ring of input slabs in the compute type gathers the
 // gradient, channel lanes as in the forward.
@@ -303,29 +306,107 @@ void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, 
     }
 }
 
+// Plane lanes: acc[l] (l < nb) reduces the P contiguous values x[l * sc +
+// i], from the start value when init (else it goes on from acc: a plane
+// staged a chunk at a time).
+template <class C>
+using PlanesMath = void (*)(C *acc, const C *x, int64_t nb, int64_t sc, int64_t P, bool init);
+
+// Each plane is reduced in V partial results, one 64-byte vector (its
+// values i, i + V, ...), which are then folded pairwise: whole-vector steps
+// and one horizontal fold per plane rather than a gather per value. The
+// steps are associative enough: partial sums only round differently, and a
+// partial max folds into another by max_step as a value would (a NaN
+// partial is a NaN value under PROPAGATE, the start value otherwise).
+template <class R, class C>
+[[gnu::noinline]] void planes_math(C *acc, const C *x, int64_t nb, int64_t sc, int64_t P, bool init) {
+    constexpr int64_t V = 64 / sizeof(C);
+    for (int64_t l = 0; l < nb; ++l) {
+        const C *xp = x + l * sc;
+        C part[V];
+        for (int64_t v = 0; v < V; ++v) part[v] = R::template start<C>();
+        int64_t i = 0;
+        for (; i + V <= P; i += V)
+            for (int64_t v = 0; v < V; ++v) part[v] = R::step(part[v], xp[i + v]);
+        for (int64_t v = 0; i + v < P; ++v) part[v] = R::step(part[v], xp[i + v]);
+        for (int64_t w = V / 2; w > 0; w /= 2)
+            for (int64_t v = 0; v < w; ++v) part[v] = R::step(part[v], part[v + w]);
+        acc[l] = init ? part[0] : R::step(acc[l], part[0]);
+    }
+}
+
+// Items: (n, block of kLanes channels); each output reduces its channel's
+// whole plane, P contiguous values of x (PoolLanes::planes), read in place
+// when x holds C, else staged kStage values at a time.
+template <class T, class C>
+void forward_planes(const PoolingForwardArgs &a, PlanesMath<C> math, int64_t begin, int64_t end) {
+    const ops::PoolGeometry &g = a.g;
+    const int64_t *xs = a.xs.s, *ys = a.ys.s;
+    const int64_t P = g.in_pixels(), blocks = (g.c + kLanes - 1) / kLanes;
+    const T *x = static_cast<const T *>(a.x);
+    T *y = static_cast<T *>(a.y);
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool exclude = g.kind == PoolKind::avg_exclude_padding;
+    const C scale = g.kind == PoolKind::max ? alpha : alpha / static_cast<C>(exclude ? P : g.window_size());
+    for (int64_t item = begin; item < end; ++item) {
+        const int64_t n = item / blocks, c0 = item % blocks * kLanes, nb = imin_(kLanes, g.c - c0);
+        const T *xp = x + n * xs[0] + c0 * xs[1];
+        alignas(64) C acc[kLanes];
+        if constexpr (std::is_same_v<T, C>) {
+            math(acc, xp, nb, xs[1], P, true);
+        } else {
+            for (int64_t l = 0; l < nb; ++l)
+                for (int64_t i = 0; i < P; i += kStage) {
+                    alignas(64) C buf[kStage];
+                    const int64_t k = imin_(kStage, P - i);
+                    math(acc + l, staged_in(xp + l * xs[1] + i, 1, k, buf), 1, 0, k, i == 0);
+                }
+        }
+        for (int64_t l = 0; l < nb; ++l) acc[l] *= scale;
+        store_results(y + n * ys[0] + c0 * ys[1], ys[1], acc, nb, beta, a.beta != 0);
+    }
+}
+
+// The window math of one mode, per compute type.
+template <class C>
+struct ForwardMath {
+    ChannelsMath<C> channels;
+    RowsMath<C> rows;
+    PlanesMath<C> planes;
+};
+
+template <class R, class C>
+constexpr ForwardMath<C> kForwardMath = {&channels_math<R, C>, &rows_math<R, C>, &planes_math<R, C>};
+
 template <class T, class C = compute_t<T>>
-void forward_typed(const ExecContext &ctx, const PoolingForwardArgs &a, ChannelsMath<C> channels, RowsMath<C> rows) {
+void forward_typed(const ExecContext &ctx, const PoolingForwardArgs &a, const ForwardMath<C> &math) {
     const ops::PoolGeometry &g = a.g;
     const int64_t n_rows = g.n * g.out[0] * g.out[1];
-    // Taps per output element (at most the window), to size the grain.
-    const int64_t per_row = g.out[2] * g.window_size() * (a.channel_lanes ? g.c : 1);
-    if (a.channel_lanes)
-        parallel_ranges(ctx, n_rows, kGrain / per_row + 1,
-                        [&](int64_t begin, int64_t end) { forward_channels<T>(a, channels, begin, end); });
-    else
+    // Taps per item (at most the window per output element), to size the grain.
+    const int64_t per_row = g.out[2] * g.window_size();
+    switch (a.lanes) {
+    case PoolLanes::channels:
+        parallel_ranges(ctx, n_rows, kGrain / (per_row * g.c) + 1,
+                        [&](int64_t begin, int64_t end) { forward_channels<T>(a, math.channels, begin, end); });
+        break;
+    case PoolLanes::rows:
         parallel_ranges(ctx, n_rows * g.c, kGrain / per_row + 1,
-                        [&](int64_t begin, int64_t end) { forward_rows<T>(a, rows, begin, end); });
+                        [&](int64_t begin, int64_t end) { forward_rows<T>(a, math.rows, begin, end); });
+        break;
+    case PoolLanes::planes:
+        parallel_ranges(ctx, g.n * ((g.c + kLanes - 1) / kLanes), kGrain / (kLanes * g.in_pixels()) + 1,
+                        [&](int64_t begin, int64_t end) { forward_planes<T>(a, math.planes, begin, end); });
+        break;
+    }
 }
 
 void forward(const ExecContext &ctx, const PoolingForwardArgs &a) {
     visit_float_dtype(a.g.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
         using C = compute_t<T>;
-        if (a.g.kind != PoolKind::max)
-            forward_typed<T>(ctx, a, &channels_math<Reduce<false, false>, C>, &rows_math<Reduce<false, false>, C>);
-        else if (a.g.propagate_nan)
-            forward_typed<T>(ctx, a, &channels_math<Reduce<true, true>, C>, &rows_math<Reduce<true, true>, C>);
-        else forward_typed<T>(ctx, a, &channels_math<Reduce<true, false>, C>, &rows_math<Reduce<true, false>, C>);
+        if (a.g.kind != PoolKind::max) forward_typed<T>(ctx, a, kForwardMath<Reduce<false, false>, C>);
+        else if (a.g.propagate_nan) forward_typed<T>(ctx, a, kForwardMath<Reduce<true, true>, C>);
+        else forward_typed<T>(ctx, a, kForwardMath<Reduce<true, false>, C>);
     });
 }
 
