@@ -312,26 +312,45 @@ void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, 
 template <class C>
 using PlanesMath = void (*)(C *acc, const C *x, int64_t nb, int64_t sc, int64_t P, bool init);
 
-// Each plane is reduced in V partial results, one 64-byte vector (its
-// values i, i + V, ...), which are then folded pairwise: whole-vector steps
-// and one horizontal fold per plane rather than a gather per value. The
-// steps are associative enough: partial sums only round differently, and a
-// partial max folds into another by max_step as a value would (a NaN
-// partial is a NaN value under PROPAGATE, the start value otherwise).
+// Each plane is reduced in W partial results, one vector (its values i,
+// i + W, ...), whose lanes are then folded by rotations: whole-vector
+// steps and one horizontal fold per plane rather than a gather per value
+// (written as arrays, the fold went through the stack in scalar code, most
+// of the time). The steps are associative enough: partial sums only round
+// differently, and a partial max folds into another by max_step as a value
+// would (a NaN partial is a NaN value under PROPAGATE, the start value
+// otherwise).
+#if ANYDNN_ISA_avx512
+constexpr int kPlaneVector = 64;  // bytes: the level's register, so that no vector passes through memory
+#elif ANYDNN_ISA_avx2
+constexpr int kPlaneVector = 32;
+#else
+constexpr int kPlaneVector = 16;
+#endif
+
 template <class R, class C>
 [[gnu::noinline]] void planes_math(C *acc, const C *x, int64_t nb, int64_t sc, int64_t P, bool init) {
-    constexpr int64_t V = 64 / sizeof(C);
+    constexpr int W = kPlaneVector / sizeof(C);
+    typedef C V __attribute__((vector_size(kPlaneVector)));
+    typedef std::conditional_t<sizeof(C) == 4, int32_t, int64_t> Index __attribute__((vector_size(kPlaneVector)));
     for (int64_t l = 0; l < nb; ++l) {
         const C *xp = x + l * sc;
-        C part[V];
-        for (int64_t v = 0; v < V; ++v) part[v] = R::template start<C>();
+        V part, v;
+        for (int j = 0; j < W; ++j) part[j] = R::template start<C>();
         int64_t i = 0;
-        for (; i + V <= P; i += V)
-            for (int64_t v = 0; v < V; ++v) part[v] = R::step(part[v], xp[i + v]);
-        for (int64_t v = 0; i + v < P; ++v) part[v] = R::step(part[v], xp[i + v]);
-        for (int64_t w = V / 2; w > 0; w /= 2)
-            for (int64_t v = 0; v < w; ++v) part[v] = R::step(part[v], part[v + w]);
-        acc[l] = init ? part[0] : R::step(acc[l], part[0]);
+        for (; i + W <= P; i += W) {
+            std::memcpy(&v, xp + i, sizeof v);
+            part = R::step(part, v);
+        }
+        C tail = R::template start<C>();  // in the vector, its lanes went through the stack
+        for (; i < P; ++i) tail = R::step(tail, xp[i]);
+        for (int h = W / 2; h > 0; h /= 2) {
+            Index rotate;
+            for (int j = 0; j < W; ++j) rotate[j] = (j + h) % W;
+            part = R::step(part, __builtin_shuffle(part, rotate));
+        }
+        const C r = R::step(part[0], tail);
+        acc[l] = init ? r : R::step(acc[l], r);
     }
 }
 
