@@ -170,12 +170,10 @@ inline void rows_body(C *__restrict acc, const C *row, int64_t first0, int64_t s
 template <class R, class C>
 [[gnu::noinline]] void rows_math(C *acc, const C *row, int64_t first, int64_t step, int64_t nk, int64_t W,
                                  int64_t nb) {
-    C a[kLanes];
-    for (int64_t l = 0; l < nb; ++l) a[l] = R::template start<C>();
-    if (step == 1) rows_body<R, 1>(a, row, first, step, nk, W, nb);
-    else if (step == 2) rows_body<R, 2>(a, row, first, step, nk, W, nb);
-    else rows_body<R, 0>(a, row, first, step, nk, W, nb);
-    for (int64_t l = 0; l < nb; ++l) acc[l] = a[l];
+    for (int64_t l = 0; l < nb; ++l) acc[l] = R::template start<C>();
+    if (step == 1) rows_body<R, 1>(acc, row, first, step, nk, W, nb);
+    else if (step == 2) rows_body<R, 2>(acc, row, first, step, nk, W, nb);
+    else rows_body<R, 0>(acc, row, first, step, nk, W, nb);
 }
 
 // The nb lanes of p (stride s) in the compute type: p itself when they are
