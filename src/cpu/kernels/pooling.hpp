@@ -340,6 +340,10 @@ template <class R, class C>
     constexpr int W = kPlaneVector / sizeof(C);
     typedef C V __attribute__((vector_size(kPlaneVector)));
     typedef std::conditional_t<sizeof(C) == 4, int32_t, int64_t> Index __attribute__((vector_size(kPlaneVector)));
+    constexpr int kLevels = W == 16 ? 4 : W == 8 ? 3 : W == 4 ? 2 : 1;
+    Index rotate[kLevels];  // fold level k adds the lanes W / 2^(k+1) apart; built once, not per plane
+    for (int k = 0, h = W / 2; k < kLevels; ++k, h /= 2)
+        for (int j = 0; j < W; ++j) rotate[k][j] = (j + h) % W;
     for (int64_t l = 0; l < nb; ++l) {
         const C *xp = x + l * sc;
         V part, v;
@@ -351,11 +355,7 @@ template <class R, class C>
         }
         C tail = R::template start<C>();  // in the vector, its lanes went through the stack
         for (; i < P; ++i) tail = R::step(tail, xp[i]);
-        for (int h = W / 2; h > 0; h /= 2) {
-            Index rotate;
-            for (int j = 0; j < W; ++j) rotate[j] = (j + h) % W;
-            part = R::step(part, __builtin_shuffle(part, rotate));
-        }
+        for (int k = 0; k < kLevels; ++k) part = R::step(part, __builtin_shuffle(part, rotate[k]));
         const C r = R::step(part[0], tail);
         acc[l] = init ? r : R::step(acc[l], r);
     }
