@@ -215,6 +215,35 @@ template <class C>
     for (int64_t l = 0; l < n; ++l) out[l] = lrn_pow<false>(s[l], p.neg_beta);
 }
 
+// The forward pass's last steps in one pass over the lanes: y[l] = alpha
+// x[l] s^-beta with s = k + alpha_n r[l], the window sum r (y may be x).
+// As three passes (the sum's scaling, powers(), the product) they cost a
+// fifth of the pixel lanes' time.
+template <class C>
+[[gnu::noinline]] void forward_powers(const C *r, const C *x, C *y, int64_t n, const LrnConsts<C> &p) {
+    if constexpr (sizeof(C) == 4) {
+        if (p.b075) {
+            int64_t l = 0;
+#if ANYDNN_ISA_avx512
+            const __m512 k = _mm512_set1_ps(p.k), an = _mm512_set1_ps(p.alpha_n), al = _mm512_set1_ps(p.alpha);
+            for (; l + 16 <= n; l += 16) {
+                const __m512 s = k + an * _mm512_loadu_ps(r + l);
+                _mm512_storeu_ps(y + l, al * _mm512_loadu_ps(x + l) * pow_075(s));
+            }
+#elif ANYDNN_ISA_avx2
+            const __m256 k = _mm256_set1_ps(p.k), an = _mm256_set1_ps(p.alpha_n), al = _mm256_set1_ps(p.alpha);
+            for (; l + 8 <= n; l += 8) {
+                const __m256 s = k + an * _mm256_loadu_ps(r + l);
+                _mm256_storeu_ps(y + l, al * _mm256_loadu_ps(x + l) * pow_075(s));
+            }
+#endif
+            for (; l < n; ++l) y[l] = p.alpha * x[l] * lrn_pow<true>(p.k + p.alpha_n * r[l], p.neg_beta);
+            return;
+        }
+    }
+    for (int64_t l = 0; l < n; ++l) y[l] = p.alpha * x[l] * lrn_pow<false>(p.k + p.alpha_n * r[l], p.neg_beta);
+}
+
 // Zeros for the window rows past n and the lanes past a block (at least
 // kPixelLanes and a channel-lane block's kLanes + kHalo + 1).
 template <class C>
@@ -254,9 +283,7 @@ template <class C>
     enter_square(xn, nb, sq[(c + p.n - 1) % p.n]);
     alignas(64) C r[kPixelLanes];
     ring_sum<C>(sq, p.n, c, kZeros<C>, r);
-    for (int64_t l = 0; l < nb; ++l) r[l] = p.k + p.alpha_n * r[l];
-    powers(r, r, nb, p);
-    for (int64_t l = 0; l < nb; ++l) y[l] = p.alpha * x[l] * r[l];
+    forward_powers(r, x, y, nb, p);
 }
 
 // Step m < C of the backward pass: s_m^-beta into pm, q_m = dy y / s_m into
@@ -430,9 +457,7 @@ template <class C>
     alignas(64) C sq[kLanes + kHalo + 1], r[kLanes];
     square_block<kLanes + kHalo + 1>(xs, i0, i1, sq);
     window_sums<kLanes>(sq, p.n, kZeros<C>, r);
-    for (int64_t l = 0; l < nb; ++l) r[l] = p.k + p.alpha_n * r[l];
-    powers(r, r, nb, p);
-    for (int64_t l = 0; l < nb; ++l) y[l] = p.alpha * xc[l] * r[l];
+    forward_powers(r, xc, y, nb, p);
 }
 
 // The block's dx needs q = dy y / s at the channels [c0 - after, c0 + nb +
