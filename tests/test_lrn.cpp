@@ -104,14 +104,14 @@ struct Case {
 };
 
 // C < lrnN, C = 1, 1x1 pixels with even lrnN, rows of more than one block
-// (70 > 64 pixels), 3-D and 5-D tensors, lrnN 1 and 16, beta != 0.75;
+// (600 and 300 > 256 pixels), 3-D and 5-D tensors, lrnN 1 and 16, beta != 0.75;
 // channel blocks (C > 64) with windows across their edges.
 const Case kOddCases[] = {
     {{2, 7, 5, 3}, {5, 0.8, 0.75, 2}},
     {{1, 3, 4, 4}, {5, 1.5, 0.75, 1}},
     {{2, 1, 3, 3}, {3, 2.0, 1.3, 1}},
     {{3, 6, 1, 1}, {4, 1.0, 0.5, 0.5}},
-    {{1, 10, 2, 70}, {10, 3.0, 0.75, 2}},
+    {{1, 10, 2, 300}, {10, 3.0, 0.75, 2}},
     {{2, 5, 7}, {2, 1.0, 0.9, 1}},
     {{1, 4, 2, 3, 5}, {7, 2.0, 2.0, 3}},
     {{1, 20, 3, 3}, {16, 4.0, 0.75, 1}},

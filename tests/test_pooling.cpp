@@ -124,8 +124,9 @@ struct Case {
 };
 
 // Odd sizes: window 3x2 / stride 2x1 / pad 1x0, overlapping windows, strides
-// beyond the window (skipped inputs), 3-D, 1-D, a whole-input window, a
-// padded depth of 1.
+// beyond the window (skipped inputs), 3-D, 1-D, whole-input windows (global
+// pooling: NCHW reduces each plane; planes of 35 values, of 15 with padding
+// and two blocks of channels, and a 3-D one), a padded depth of 1.
 const Case kOddCases[] = {
     {{2, 5, 13, 11}, {3, 2}, {1, 0}, {2, 1}},
     {{2, 3, 9, 10}, {3, 3}, {1, 1}, {1, 1}},
@@ -133,6 +134,8 @@ const Case kOddCases[] = {
     {{2, 3, 5, 6, 7}, {3, 2, 3}, {1, 0, 1}, {2, 2, 1}},
     {{2, 3, 17}, {4}, {2}, {3}},
     {{2, 6, 5, 7}, {5, 7}, {0, 0}, {1, 1}},
+    {{2, 70, 3, 5}, {5, 7}, {1, 1}, {1, 1}},
+    {{1, 3, 2, 3, 4}, {2, 3, 4}, {0, 0, 0}, {1, 1, 1}},
     {{1, 2, 1, 4, 5}, {2, 2, 2}, {1, 0, 1}, {1, 1, 2}},  // padding makes 2 output planes of 1 input plane
 };
 
@@ -209,11 +212,14 @@ TEST_P(Pooling, HalfAndBfloat16) {
     for (anydnnDataType_t dt : {ANYDNN_DATA_HALF, ANYDNN_DATA_BFLOAT16})
         for (anydnnPoolingMode_t mode : kModes)
             for (const LayoutPair &l : {kLayouts[0], kLayouts[1]})
-                for (double beta : {0.0, 0.5}) {
-                    const ref::Pool p = pool(mode, {3, 2}, {1, 0}, {2, 1});
-                    SCOPED_TRACE(describe(p) + " " + dtype_name(dt) + " " + l.name + " beta " + std::to_string(beta));
-                    check(h, p, dt, {2, 20, 9, 8}, l, 1, beta);
-                }
+                for (double beta : {0.0, 0.5})
+                    // the second global: NCHW's planes are staged
+                    for (const ref::Pool &p :
+                         {pool(mode, {3, 2}, {1, 0}, {2, 1}), pool(mode, {9, 8}, {0, 0}, {1, 1})}) {
+                        SCOPED_TRACE(describe(p) + " " + dtype_name(dt) + " " + l.name + " beta " +
+                                     std::to_string(beta));
+                        check(h, p, dt, {2, 20, 9, 8}, l, 1, beta);
+                    }
 }
 
 // ResNet-50's stem max pool (3x3 stride 2 pad 1 on 112x112x64), its global
@@ -275,6 +281,31 @@ TEST_P(Pooling, MaxNanOptions) {
             ASSERT_OK(anydnnPoolingBackward(h, desc, &one, y.desc(), y.data(), dy.desc(), dy.data(), x.desc(),
                                             x.data(), &zero, dx.desc(), dx.data()));
             expect_close(dx.values(), ref::pooling_backward(p, 1, x, dy, 0, dx), 0, 0, "backward");
+        }
+}
+
+// The same options in a global window, whose NCHW planes are reduced in
+// vector-wide partial maxima that are then folded.
+TEST_P(Pooling, GlobalMaxNanOptions) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const std::vector<int> dims = {1, 3, 5, 7};
+    for (bool propagate : {false, true})
+        for (const LayoutPair &l : {kLayouts[0], kLayouts[1]}) {
+            const ref::Pool p = pool(ANYDNN_POOLING_MAX, {5, 7}, {0, 0}, {1, 1}, propagate);
+            SCOPED_TRACE(describe(p) + " " + l.name);
+            const PoolDesc desc(p);
+            Tensor x(l.x(dims), ANYDNN_DATA_FLOAT), y(l.y({1, 3, 1, 1}), ANYDNN_DATA_FLOAT);
+            x.fill_random();
+            x.set({0, 1, 2, 3}, NAN);  // one NaN in channel 1
+            for (int i = 0; i < 5; ++i)
+                for (int j = 0; j < 7; ++j) x.set({0, 2, i, j}, NAN);  // channel 2: NaNs only
+            const float one = 1, zero = 0;
+            ASSERT_OK(anydnnPoolingForward(h, desc, &one, x.desc(), x.data(), &zero, y.desc(), y.data()));
+            expect_close(y.values(), ref::pooling_forward(p, 1, x, 0, y), 0, 0, "forward");
+            EXPECT_EQ(std::isnan(y.at({0, 1, 0, 0})), propagate);
+            EXPECT_TRUE(std::isnan(y.at({0, 2, 0, 0})));
+            EXPECT_FALSE(std::isnan(y.at({0, 0, 0, 0})));
         }
 }
 

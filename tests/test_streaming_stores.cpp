@@ -9,6 +9,7 @@
 
 #include "common/test_util.hpp"
 #include "reference/activation_ref.hpp"
+#include "reference/lrn_ref.hpp"
 #include "reference/softmax_ref.hpp"
 #include "reference/tensor_ops_ref.hpp"
 
@@ -93,6 +94,25 @@ TEST_P(StreamingStores, SoftmaxRows) {
                      1e-6, "softmax");
         EXPECT_TRUE(y.guards_intact());
     }
+}
+
+// NCHW: pixel lanes, a run of up to 256 pixels per channel.
+TEST_P(StreamingStores, LrnForward) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const ref::Lrn p{5, 1.0, 0.75, 2};
+    anydnnLRNDescriptor_t desc;
+    ASSERT_OK(anydnnCreateLRNDescriptor(&desc));
+    ASSERT_OK(anydnnSetLRNDescriptor(desc, unsigned(p.n), p.alpha, p.beta, p.k));
+    const float alpha = 0.75f, zero = 0.0f;
+    Tensor x(packed(kLarge), ANYDNN_DATA_FLOAT), y(packed(kLarge), ANYDNN_DATA_FLOAT);
+    x.fill_random(-2, 2);
+    y.poison();
+    ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, x.desc(), x.data(), &zero,
+                                           y.desc(), y.data()));
+    expect_close(y.values(), ref::lrn_forward(p, kLarge, x.values(), 0.75, 0, {}), 2e-5, 2e-6, "lrn");
+    EXPECT_TRUE(y.guards_intact());
+    anydnnDestroyLRNDescriptor(desc);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, StreamingStores, ::testing::ValuesIn(isa_levels()));

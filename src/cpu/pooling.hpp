@@ -12,6 +12,14 @@
 
 namespace anydnn::cpu {
 
+// What the forward pass vectorizes over.
+enum class PoolLanes {
+    rows,      // a block of one output row (NCHW)
+    channels,  // the channels of one output pixel (x's channels innermost: NHWC)
+    planes,    // channels, each output the reduction of its channel's whole plane,
+               // contiguous in x (global pooling of NCHW)
+};
+
 // y = alpha * pool(x) + beta * y; strides in the order n, c, d, h, w.
 struct PoolingForwardArgs {
     ops::PoolGeometry g;
@@ -19,9 +27,7 @@ struct PoolingForwardArgs {
     const void *x;
     void *y;
     double alpha, beta;
-    // Vectorize over channels (x's channels are its innermost dimension,
-    // NHWC) rather than along an output row (NCHW).
-    bool channel_lanes;
+    PoolLanes lanes;
 };
 
 // The backward pass's scratch: the gradient of a work item is summed in a

@@ -11,13 +11,36 @@ namespace {
 constexpr int64_t kScratchBudget = int64_t{1} << 20;  // bytes per ring that limit the lanes
 constexpr int64_t kBackwardGrain = 16384;             // x and dy elements per thread, at least
 
+// One output pixel whose window holds every input pixel (global pooling).
+bool whole_image(const ops::PoolGeometry &g) {
+    for (int k = 0; k < 3; ++k)
+        if (g.out[k] != 1 || g.window[k] - g.pad[k] < g.in[k]) return false;
+    return true;
+}
+
+// x's pixels of one channel are one contiguous run (NCHW and the like).
+bool contiguous_planes(const ops::PoolGeometry &g, const ops::PoolStrides &xs) {
+    int64_t run = 1;
+    for (int k = 2; k >= 0; --k) {
+        if (g.in[k] > 1 && xs.s[k + 2] != run) return false;
+        run *= g.in[k];
+    }
+    return true;
+}
+
+PoolLanes forward_lanes(const ops::PoolGeometry &g, const ops::PoolStrides &xs) {
+    // Global pooling of contiguous planes: a plain reduction per channel.
+    if (whole_image(g) && contiguous_planes(g, xs)) return PoolLanes::planes;
+    // Channels when they are x's innermost dimension (NHWC) or rows are
+    // single pixels (a row lane would be alone).
+    if (xs.s[1] <= xs.s[4] || (g.out[2] == 1 && g.c > 1)) return PoolLanes::channels;
+    return PoolLanes::rows;
+}
+
 }  // namespace
 
 void execute_pooling_forward(const Handle &h, const ops::PoolingForwardProblem &p, const void *x, void *y) {
-    // Channels as lanes when they are x's innermost dimension (NHWC) or
-    // rows are single pixels (global pooling of NCHW: a row lane would be alone).
-    const bool channel_lanes = p.xs.s[1] <= p.xs.s[4] || (p.geo.out[2] == 1 && p.geo.c > 1);
-    const PoolingForwardArgs a{p.geo, p.xs, p.ys, x, y, p.alpha, p.beta, channel_lanes};
+    const PoolingForwardArgs a{p.geo, p.xs, p.ys, x, y, p.alpha, p.beta, forward_lanes(p.geo, p.xs)};
     pooling_kernels(h.isa).forward(ExecContext{h.threads()}, a);
 }
 

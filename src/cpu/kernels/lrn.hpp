@@ -1,6 +1,6 @@
 // LRN and divisive normalization kernels, compiled once per ISA level.
 //
-// LRN across channels: a work item is one image's block of up to kLanes
+// LRN across channels: a work item is one image's block of up to kPixelLanes
 // pixels along the grid's last dimension (contiguous in NCHW; strided loads
 // in NHWC), all channels. A ring of the squares of the last lrnN channels
 // gives each channel's window sum, re-added in ascending channel order for
@@ -26,10 +26,20 @@
 #include "cpu/kernels/util/vmath.hpp"
 #include "cpu/lrn.hpp"
 
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#include <immintrin.h>
+#endif
+
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-constexpr int64_t kLanes = 64;     // pixels side by side in an LRN work item
+// Pixels side by side in a pixel-lane work item: each channel of an item is
+// a 1 KiB run of an NCHW plane (f32), which the prefetchers follow, and the
+// calls per channel (staging, the ring's math) are paid once per 256
+// pixels. With 64, those calls and the short runs across C planes made the
+// forward pass twice oneDNN's time.
+constexpr int64_t kPixelLanes = 256;
+constexpr int64_t kLanes = 64;     // channels side by side in a channel-lane block
 constexpr int64_t kGrain = 16384;  // elements per thread, at least
 constexpr int kMaxN = ANYDNN_LRN_MAX_N;
 
@@ -65,6 +75,39 @@ ANYDNN_ALWAYS_INLINE C lrn_pow(C s, C neg_beta) {
     }
 }
 
+// One Newton step for 1 / sqrt(s) from the estimate r (relative error e to
+// about 1.5 e^2).
+template <class V>
+ANYDNN_ALWAYS_INLINE V rsqrt_step(V s, V r) {
+    return r * (1.5f - 0.5f * s * r * r);
+}
+
+// s^-0.75 as lrn_pow<true> computes it, a vector at a time from the
+// hardware's estimate of 1 / sqrt (relative error 2^-14 for AVX-512's
+// vrsqrt14ps, 1.5 * 2^-12 for AVX's vrsqrtps) and one Newton step instead of
+// the bit estimate and three: the power was the larger part of the forward
+// pass's arithmetic. Error about 3e-7 (the tests allow 2e-5).
+#if ANYDNN_ISA_avx512
+// The zero-masked form of vrsqrt14ps: the plain one's undefined source
+// operand draws GCC 12's -Wmaybe-uninitialized.
+ANYDNN_ALWAYS_INLINE __m512 rsqrt14(__m512 s) {
+    return _mm512_maskz_rsqrt14_ps(0xffff, s);
+}
+ANYDNN_ALWAYS_INLINE __m512 pow_075(__m512 s) {
+    const __m512 r = rsqrt_step(s, rsqrt14(s));
+    const __m512 p = r * r * rsqrt_step(r, rsqrt14(r));
+    const __mmask16 inf = _mm512_cmp_ps_mask(s, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
+    return _mm512_mask_blend_ps(inf, p, _mm512_setzero_ps());
+}
+#elif ANYDNN_ISA_avx2
+ANYDNN_ALWAYS_INLINE __m256 pow_075(__m256 s) {
+    const __m256 r = rsqrt_step(s, _mm256_rsqrt_ps(s));
+    const __m256 p = r * r * rsqrt_step(r, _mm256_rsqrt_ps(r));
+    const __m256 inf = _mm256_cmp_ps(s, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
+    return _mm256_blendv_ps(p, _mm256_setzero_ps(), inf);
+}
+#endif
+
 // The work items of an LRN call: (n, outer pixel, lane block), and each
 // operand's offset of an item's lane 0.
 struct LrnItems {
@@ -75,7 +118,7 @@ struct LrnItems {
 inline LrnItems lrn_items(const ops::LrnGrid &g) {
     LrnItems it;
     for (int d = 0; d < g.nd - 1; ++d) it.outer *= g.dims[d];
-    it.blocks = (g.dims[g.nd - 1] + kLanes - 1) / kLanes;
+    it.blocks = (g.dims[g.nd - 1] + kPixelLanes - 1) / kPixelLanes;
     return it;
 }
 
@@ -85,20 +128,20 @@ inline int64_t item_offsets(const ops::LrnGrid &g, const LrnItems &it, int64_t i
     int64_t o = rest % it.outer;
     const int64_t n = rest / it.outer;
     const int last = g.nd - 1;
-    for (int k = 0; k < g.nops; ++k) off[k] = n * g.sn[k] + b * kLanes * g.s[k][last];
+    for (int k = 0; k < g.nops; ++k) off[k] = n * g.sn[k] + b * kPixelLanes * g.s[k][last];
     for (int d = last - 1; d >= 0; --d) {
         const int64_t cd = o % g.dims[d];
         o /= g.dims[d];
         for (int k = 0; k < g.nops; ++k) off[k] += cd * g.s[k][d];
     }
-    return imin_(kLanes, g.dims[last] - b * kLanes);
+    return imin_(kPixelLanes, g.dims[last] - b * kPixelLanes);
 }
 
 // r[l] = the sum of rows[0..K)[l], in that order: the rows are a constant
 // count of pointers, so the lane loop is one vector loop with K loads (a
 // loop over a run-time count of slots around it was unrolled and jammed by
 // GCC into scalar code that cost a third of the forward pass).
-template <int K, int64_t Lanes = kLanes, class C>
+template <int K, int64_t Lanes, class C>
 inline void sum_rows(const C *const *rows, C *__restrict r) {
     for (int64_t l = 0; l < Lanes; ++l) {
         C acc = rows[0][l];
@@ -110,7 +153,7 @@ inline void sum_rows(const C *const *rows, C *__restrict r) {
 
 // sum_rows for the window width n: K = n for the common 3 and 5, else 4, 8
 // or 16 with the rows past n zeros (the same sums either way).
-template <int64_t Lanes = kLanes, class C>
+template <int64_t Lanes, class C>
 inline void sum_window(const C *const *rows, int n, C *__restrict r) {
     if (n == 3) sum_rows<3, Lanes>(rows, r);
     else if (n == 5) sum_rows<5, Lanes>(rows, r);
@@ -120,13 +163,13 @@ inline void sum_window(const C *const *rows, int n, C *__restrict r) {
 }
 
 // r = the sum of the n ring slots first, first + 1, ... (mod n), in that
-// order, over all kLanes lanes; rows past n are `zeros`, and adding 0
+// order, over all kPixelLanes lanes; rows past n are `zeros`, and adding 0
 // changes no sum.
 template <class C>
-[[gnu::noinline]] void ring_sum(const C (*ring)[kLanes], int n, int64_t first, const C *zeros, C *__restrict r) {
+[[gnu::noinline]] void ring_sum(const C (*ring)[kPixelLanes], int n, int64_t first, const C *zeros, C *__restrict r) {
     const C *rows[kMaxN];
     for (int j = 0; j < kMaxN; ++j) rows[j] = j < n ? ring[(first + j) % n] : zeros;
-    sum_window(rows, n, r);
+    sum_window<kPixelLanes>(rows, n, r);
 }
 
 // The constants of an LRN call in the compute type.
@@ -159,16 +202,52 @@ template <class C>
 [[gnu::noinline]] void powers(const C *s, C *out, int64_t n, const LrnConsts<C> &p) {
     if constexpr (sizeof(C) == 4) {
         if (p.b075) {
-            for (int64_t l = 0; l < n; ++l) out[l] = lrn_pow<true>(s[l], p.neg_beta);
+            int64_t l = 0;
+#if ANYDNN_ISA_avx512
+            for (; l + 16 <= n; l += 16) _mm512_storeu_ps(out + l, pow_075(_mm512_loadu_ps(s + l)));
+#elif ANYDNN_ISA_avx2
+            for (; l + 8 <= n; l += 8) _mm256_storeu_ps(out + l, pow_075(_mm256_loadu_ps(s + l)));
+#endif
+            for (; l < n; ++l) out[l] = lrn_pow<true>(s[l], p.neg_beta);
             return;
         }
     }
     for (int64_t l = 0; l < n; ++l) out[l] = lrn_pow<false>(s[l], p.neg_beta);
 }
 
-// Zeros for the window rows past n and the lanes past a block.
+// The forward pass's last steps in one pass over the lanes: y[l] = alpha
+// x[l] s^-beta with s = k + alpha_n r[l], the window sum r (y may be x).
+// As three passes (the sum's scaling, powers(), the product) they cost a
+// fifth of the pixel lanes' time.
 template <class C>
-constexpr C kZeros[2 * kLanes] = {};
+[[gnu::noinline]] void forward_powers(const C *r, const C *x, C *y, int64_t n, const LrnConsts<C> &p) {
+    if constexpr (sizeof(C) == 4) {
+        if (p.b075) {
+            int64_t l = 0;
+#if ANYDNN_ISA_avx512
+            const __m512 k = _mm512_set1_ps(p.k), an = _mm512_set1_ps(p.alpha_n), al = _mm512_set1_ps(p.alpha);
+            for (; l + 16 <= n; l += 16) {
+                const __m512 s = k + an * _mm512_loadu_ps(r + l);
+                _mm512_storeu_ps(y + l, al * _mm512_loadu_ps(x + l) * pow_075(s));
+            }
+#elif ANYDNN_ISA_avx2
+            const __m256 k = _mm256_set1_ps(p.k), an = _mm256_set1_ps(p.alpha_n), al = _mm256_set1_ps(p.alpha);
+            for (; l + 8 <= n; l += 8) {
+                const __m256 s = k + an * _mm256_loadu_ps(r + l);
+                _mm256_storeu_ps(y + l, al * _mm256_loadu_ps(x + l) * pow_075(s));
+            }
+#endif
+            for (; l < n; ++l) y[l] = p.alpha * x[l] * lrn_pow<true>(p.k + p.alpha_n * r[l], p.neg_beta);
+            return;
+        }
+    }
+    for (int64_t l = 0; l < n; ++l) y[l] = p.alpha * x[l] * lrn_pow<false>(p.k + p.alpha_n * r[l], p.neg_beta);
+}
+
+// Zeros for the window rows past n and the lanes past a block (at least
+// kPixelLanes and a channel-lane block's kLanes + kHalo + 1).
+template <class C>
+constexpr C kZeros[kPixelLanes] = {};
 
 // The n results for p (stride s) go to p itself when it is contiguous C and
 // nothing is blended, else to buf, which the caller then writes with
@@ -193,53 +272,65 @@ template <class C>
 [[gnu::noinline]] void enter_square(const C *x, int64_t nb, C *__restrict slot) {
     const int64_t m = x ? nb : 0;
     for (int64_t l = 0; l < m; ++l) slot[l] = x[l] * x[l];
-    for (int64_t l = m; l < kLanes; ++l) slot[l] = 0;
+    for (int64_t l = m; l < kPixelLanes; ++l) slot[l] = 0;
 }
 
 // Channel c: its window's last square (of xn) enters the ring, then y =
 // alpha x s^-beta. y may be x (x[l] is read before y[l] is written).
 template <class C>
-[[gnu::noinline]] void forward_row(C (*sq)[kLanes], int64_t c, const C *xn, const C *x, C *y, int64_t nb,
+[[gnu::noinline]] void forward_row(C (*sq)[kPixelLanes], int64_t c, const C *xn, const C *x, C *y, int64_t nb,
                                    const LrnConsts<C> &p) {
     enter_square(xn, nb, sq[(c + p.n - 1) % p.n]);
-    alignas(64) C r[kLanes];
+    alignas(64) C r[kPixelLanes];
     ring_sum<C>(sq, p.n, c, kZeros<C>, r);
-    for (int64_t l = 0; l < nb; ++l) r[l] = p.k + p.alpha_n * r[l];
-    powers(r, r, nb, p);
-    for (int64_t l = 0; l < nb; ++l) y[l] = p.alpha * x[l] * r[l];
+    forward_powers(r, x, y, nb, p);
 }
 
 // Step m < C of the backward pass: s_m^-beta into pm, q_m = dy y / s_m into
 // qm (lanes past the block 0).
 template <class C>
-[[gnu::noinline]] void backward_q(C (*sq)[kLanes], int64_t m, const C *xn, const C *y, const C *dy, C *__restrict pm,
-                                  C *__restrict qm, int64_t nb, const LrnConsts<C> &p) {
+[[gnu::noinline]] void backward_q(C (*sq)[kPixelLanes], int64_t m, const C *xn, const C *y, const C *dy,
+                                  C *__restrict pm, C *__restrict qm, int64_t nb, const LrnConsts<C> &p) {
     enter_square(xn, nb, sq[(m + p.n - 1) % p.n]);
-    alignas(64) C r[kLanes];
+    alignas(64) C r[kPixelLanes];
     ring_sum<C>(sq, p.n, m, kZeros<C>, r);
     for (int64_t l = 0; l < nb; ++l) {
         r[l] = p.k + p.alpha_n * r[l];
         qm[l] = dy[l] * y[l] / r[l];
     }
     powers(r, pm, nb, p);
-    for (int64_t l = nb; l < kLanes; ++l) qm[l] = 0;
+    for (int64_t l = nb; l < kPixelLanes; ++l) qm[l] = 0;
 }
 
 // dx of channel c = m - before from the ring of q (slots of c' = m - n + 1
 // .. m, ascending) and pc = s_c^-beta.
 template <class C>
-[[gnu::noinline]] void backward_dx(C (*q)[kLanes], int64_t m, const C *pc, const C *x, const C *dy, C *dx, int64_t nb,
-                                   const LrnConsts<C> &p) {
-    alignas(64) C r[kLanes];
+[[gnu::noinline]] void backward_dx(C (*q)[kPixelLanes], int64_t m, const C *pc, const C *x, const C *dy, C *dx,
+                                   int64_t nb, const LrnConsts<C> &p) {
+    alignas(64) C r[kPixelLanes];
     ring_sum<C>(q, p.n, m + 1, kZeros<C>, r);
     for (int64_t l = 0; l < nb; ++l) dx[l] = p.alpha * (dy[l] * pc[l] - p.two_beta_alpha_n * x[l] * r[l]);
 }
 
 // ---- Pixel lanes: the drivers, per storage type ----------------------------
 
+// Channels ahead of the one entering the ring whose rows are prefetched:
+// an item's rows are short runs (1 KiB) in C different planes, which the
+// hardware prefetchers pick up too late; the forward pass waited on x's
+// loads for half its time.
+constexpr int64_t kPrefetchChannels = 4;
+
+// Asks for the bytes [p, p + n) ahead of their use (for writing: rw).
+template <int RW>
+inline void prefetch_run(const void *p, int64_t n) {
+    const char *b = static_cast<const char *>(p);
+    for (int64_t i = 0; i < n; i += 64) __builtin_prefetch(b + i, RW);
+}
+
 // The ring holds the square of channel ch in slot (ch + before) % n.
+// stream: y's rows go out with streaming stores (contiguous, not blended).
 template <class T, class C>
-void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, int64_t nb, bool unit) {
+void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, int64_t nb, bool unit, bool stream) {
     const ops::LrnGrid &g = a.g;
     const int n = p.n, before = p.before, after = p.after;
     const int last = g.nd - 1;
@@ -247,7 +338,7 @@ void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, i
     const T *x = static_cast<const T *>(a.x) + off[0];
     T *y = static_cast<T *>(a.out) + off[1];
     const bool blend = a.beta != 0;
-    alignas(64) C sq[kMaxN][kLanes], bn[kLanes], bx[kLanes], res[kLanes];
+    alignas(64) C sq[kMaxN][kPixelLanes], bn[kPixelLanes], bx[kPixelLanes], res[kPixelLanes];
     auto row = [&](int64_t ch) -> const C * {
         return ch < 0 || ch >= g.c ? nullptr : staged_in(x + ch * sxc, sxl, nb, bn);
     };
@@ -257,9 +348,13 @@ void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, i
         // again (its square is in the ring): y may be x's buffer.
         const C *xn = row(c + after), *xc = staged_in(x + c * sxc, sxl, nb, bx);
         T *yp = y + c * syc;
-        C *out = direct_out(yp, syl, blend, res);
+        if (unit && c + after + kPrefetchChannels < g.c) {
+            prefetch_run<0>(x + (c + after + kPrefetchChannels) * sxc, nb * int64_t(sizeof(T)));
+            if (!stream) prefetch_run<1>(yp + kPrefetchChannels * syc, nb * int64_t(sizeof(T)));
+        }
+        C *out = stream ? res : direct_out(yp, syl, blend, res);
         forward_row(sq, c, xn, xc, out, nb, p);
-        if (out == res) staged_out(yp, syl, res, nb, p.beta, blend, false);
+        if (out == res) staged_out(yp, syl, res, nb, p.beta, blend, stream);
     }
 }
 
@@ -280,10 +375,11 @@ void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, 
     const T *dy = static_cast<const T *>(a.dy) + off[2];
     T *dx = static_cast<T *>(a.out) + off[3];
     const bool blend = a.beta != 0;
-    alignas(64) C sq[kMaxN][kLanes], q[kMaxN][kLanes], pw[kMaxN][kLanes];
-    alignas(64) C bn[kLanes], by[kLanes], bdy[kLanes], bx[kLanes], bdyc[kLanes], res[kLanes];
+    alignas(64) C sq[kMaxN][kPixelLanes], q[kMaxN][kPixelLanes], pw[kMaxN][kPixelLanes];
+    alignas(64) C bn[kPixelLanes], by[kPixelLanes], bdy[kPixelLanes], bx[kPixelLanes], bdyc[kPixelLanes],
+        res[kPixelLanes];
     for (int i = 0; i < n; ++i)
-        for (int64_t l = 0; l < kLanes; ++l) q[i][l] = 0;
+        for (int64_t l = 0; l < kPixelLanes; ++l) q[i][l] = 0;
     auto row = [&](int64_t ch) -> const C * {
         return ch < 0 || ch >= g.c ? nullptr : staged_in(x + ch * sxc, sxl, nb, bn);
     };
@@ -293,7 +389,7 @@ void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, 
             backward_q(sq, m, row(m + after), staged_in(y + m * syc, syl, nb, by),
                        staged_in(dy + m * sdyc, sdyl, nb, bdy), pw[m % n], q[m % n], nb, p);
         else
-            for (int64_t l = 0; l < kLanes; ++l) q[m % n][l] = 0;
+            for (int64_t l = 0; l < kPixelLanes; ++l) q[m % n][l] = 0;
         if (m < before) continue;
         const int64_t c = m - before;
         T *dxp = dx + c * sdxc;
@@ -312,15 +408,18 @@ void lrn_typed(const ExecContext &ctx, const LrnArgs &a) {
     const int last = g.nd - 1;
     bool unit = true;
     for (int k = 0; k < g.nops; ++k) unit = unit && (g.s[k][last] == 1 || g.dims[last] == 1);
-    const int64_t per_item = g.c * imin_(kLanes, g.dims[last]);
+    const int64_t per_item = g.c * imin_(kPixelLanes, g.dims[last]);
     const LrnConsts<C> p = lrn_consts<C>(a);
+    const bool stream = !Backward && unit && a.beta == 0 &&
+                        use_streaming_stores(g.n * g.c * g.pixels() * int64_t(sizeof(T)), a.out, a.x);
     parallel_ranges(ctx, it.count(g), kGrain / per_item + 1, [&](int64_t begin, int64_t end) {
         int64_t off[ops::kLrnMaxOperands];
         for (int64_t item = begin; item < end; ++item) {
             const int64_t nb = item_offsets(g, it, item, off);
             if constexpr (Backward) backward_item<T>(a, p, off, nb, unit);
-            else forward_item<T>(a, p, off, nb, unit);
+            else forward_item<T>(a, p, off, nb, unit, stream);
         }
+        if (stream) streaming_fence();
     });
 }
 
@@ -358,9 +457,7 @@ template <class C>
     alignas(64) C sq[kLanes + kHalo + 1], r[kLanes];
     square_block<kLanes + kHalo + 1>(xs, i0, i1, sq);
     window_sums<kLanes>(sq, p.n, kZeros<C>, r);
-    for (int64_t l = 0; l < nb; ++l) r[l] = p.k + p.alpha_n * r[l];
-    powers(r, r, nb, p);
-    for (int64_t l = 0; l < nb; ++l) y[l] = p.alpha * xc[l] * r[l];
+    forward_powers(r, xc, y, nb, p);
 }
 
 // The block's dx needs q = dy y / s at the channels [c0 - after, c0 + nb +

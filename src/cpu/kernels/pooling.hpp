@@ -5,10 +5,14 @@
 // together, one vector lane each:
 // - channel lanes (NHWC): the channels of one output pixel, contiguous in x
 //   and y; every tap is one contiguous vector load per block.
-// - row lanes (NCHW): a block of one output row; for each tap the lanes whose
-//   input column is inside x form one range, so the inner loop has no
-//   bounds test (whole-vector loads when x's rows are contiguous and the
-//   pooling stride is 1 or 2).
+// - row lanes (NCHW): a block of one output row; the window's rows are
+//   folded into one (contiguous vectors), then for each tap along it the
+//   lanes whose input column is inside x form one range, so the inner loop
+//   has no bounds test (whole-vector loads and permutes for pooling strides
+//   1 and 2).
+// - plane lanes (global pooling of NCHW): one output per channel, the
+//   reduction of the channel's whole plane, contiguous in x; each plane is
+//   summed with whole vectors and folded once.
 // Backward: see PoolingBackwardArgs and PoolingRing (src/cpu/pooling.hpp):
 // per work item a ring of input slabs in the compute type gathers the
 // gradient, channel lanes as in the forward.
@@ -127,44 +131,49 @@ template <class R, class C>
     else channels_body<R, 0>(acc, x, nb, nd, sd, nh, sh, nw, sw, init);
 }
 
-// Row lanes: acc[l] (l < nb) reduces, over the nd x nh rows xr + id * sd +
-// ih * sh (contiguous, W columns) and the taps kw < nk, the column first +
-// kw + l * step of each, those inside [0, W) only.
+// Row lanes: the window's rows are first folded into one, column by column
+// (fold_rows: a pass of whole contiguous vectors per row), then acc[l]
+// (l < nb) reduces the taps kw < nk of that row, the column first + kw + l *
+// step, those inside [0, W) only. A 3x3 window with stride 2 is 2 folds and
+// 3 strided taps instead of 9 strided taps, each a pass over an accumulator
+// in memory (the forward max pool's time went there). A raw value folds like
+// a partial result (see planes_math), so the order changes no max.
 template <class C>
-using RowsMath = void (*)(C *acc, const C *xr, int64_t nd, int64_t sd, int64_t nh, int64_t sh, int64_t first,
-                          int64_t step, int64_t nk, int64_t W, int64_t nb, bool init);
+using FoldMath = void (*)(C *dst, const C *a, const C *b, int64_t n);
+
+template <class R, class C>
+[[gnu::noinline]] void fold_rows(C *dst, const C *a, const C *b, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) dst[j] = R::step(a[j], b[j]);
+}
+
+template <class C>
+using RowsMath = void (*)(C *acc, const C *row, int64_t first, int64_t step, int64_t nk, int64_t W, int64_t nb);
 
 // Step: the step as a constant (1 or 2: pooling stride 1 or 2, which GCC
 // loads with whole vectors and permutes), or 0 (run time: gathers).
 template <class R, int64_t Step, class C>
-inline void rows_body(C *__restrict acc, const C *xr, int64_t nd, int64_t sd, int64_t nh, int64_t sh, int64_t first0,
-                      int64_t step_run, int64_t nk, int64_t W, int64_t nb) {
+inline void rows_body(C *__restrict acc, const C *row, int64_t first0, int64_t step_run, int64_t nk, int64_t W,
+                      int64_t nb) {
     const int64_t sw = Step ? Step : step_run;
-    for (int64_t id = 0; id < nd; ++id)
-        for (int64_t ih = 0; ih < nh; ++ih) {
-            const C *row = xr + id * sd + ih * sh;
-            for (int64_t kw = 0; kw < nk; ++kw) {
-                // Lane l reads column first + l * sw; keep those inside [0, W).
-                const int64_t first = first0 + kw;
-                const int64_t l_lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
-                const int64_t l_hi = first > W - 1 ? 0 : imin_(nb, (W - 1 - first) / sw + 1);
-                if (l_lo >= l_hi) continue;
-                const C *xp = row + first + l_lo * sw;
-                C *ap = acc + l_lo;
-                for (int64_t l = 0; l < l_hi - l_lo; ++l) ap[l] = R::step(ap[l], xp[l * sw]);
-            }
-        }
+    for (int64_t kw = 0; kw < nk; ++kw) {
+        // Lane l reads column first + l * sw; keep those inside [0, W).
+        const int64_t first = first0 + kw;
+        const int64_t l_lo = first >= 0 ? 0 : (-first + sw - 1) / sw;
+        const int64_t l_hi = first > W - 1 ? 0 : imin_(nb, (W - 1 - first) / sw + 1);
+        if (l_lo >= l_hi) continue;
+        const C *xp = row + first + l_lo * sw;
+        C *ap = acc + l_lo;
+        for (int64_t l = 0; l < l_hi - l_lo; ++l) ap[l] = R::step(ap[l], xp[l * sw]);
+    }
 }
 
 template <class R, class C>
-[[gnu::noinline]] void rows_math(C *acc, const C *xr, int64_t nd, int64_t sd, int64_t nh, int64_t sh, int64_t first,
-                                 int64_t step, int64_t nk, int64_t W, int64_t nb, bool init) {
-    C a[kLanes];
-    for (int64_t l = 0; l < nb; ++l) a[l] = init ? R::template start<C>() : acc[l];
-    if (step == 1) rows_body<R, 1>(a, xr, nd, sd, nh, sh, first, step, nk, W, nb);
-    else if (step == 2) rows_body<R, 2>(a, xr, nd, sd, nh, sh, first, step, nk, W, nb);
-    else rows_body<R, 0>(a, xr, nd, sd, nh, sh, first, step, nk, W, nb);
-    for (int64_t l = 0; l < nb; ++l) acc[l] = a[l];
+[[gnu::noinline]] void rows_math(C *acc, const C *row, int64_t first, int64_t step, int64_t nk, int64_t W,
+                                 int64_t nb) {
+    for (int64_t l = 0; l < nb; ++l) acc[l] = R::template start<C>();
+    if (step == 1) rows_body<R, 1>(acc, row, first, step, nk, W, nb);
+    else if (step == 2) rows_body<R, 2>(acc, row, first, step, nk, W, nb);
+    else rows_body<R, 0>(acc, row, first, step, nk, W, nb);
 }
 
 // The nb lanes of p (stride s) in the compute type: p itself when they are
@@ -246,11 +255,11 @@ void forward_channels(const PoolingForwardArgs &a, ChannelsMath<C> math, int64_t
     }
 }
 
-// Items: (n, c, od, oh); the output row in blocks of kLanes pixels. x's rows
-// are read in place when they are contiguous C, else the columns a block
-// reads are staged one row at a time.
+// Items: (n, c, od, oh); the output row in blocks of kLanes pixels. The
+// columns a block reads are folded over the window's rows into `folded`;
+// rows are read in place when they are contiguous C, else staged.
 template <class T, class C>
-void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, int64_t end) {
+void forward_rows(const PoolingForwardArgs &a, FoldMath<C> fold, RowsMath<C> math, int64_t begin, int64_t end) {
     const ops::PoolGeometry &g = a.g;
     const int64_t *xs = a.xs.s, *ys = a.ys.s;
     const int64_t sw = g.stride[2], W = g.in[2];
@@ -258,9 +267,10 @@ void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, 
     T *y = static_cast<T *>(a.y);
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0, exclude = g.kind == PoolKind::avg_exclude_padding;
-    const bool is_max = g.kind == PoolKind::max, direct = std::is_same_v<T, C> && xs[4] == 1;
+    const bool is_max = g.kind == PoolKind::max;
     // The columns of one block: (kLanes - 1) strides and a window.
-    KernelArray<C> buf(direct ? 0 : imin_(W, (kLanes - 1) * sw + g.window[2]));
+    const int64_t cols = imin_(W, (kLanes - 1) * sw + g.window[2]);
+    KernelArray<C> folded(cols), staged(cols);
     for (int64_t item = begin; item < end; ++item) {
         const int64_t oh = item % g.out[1], od = item / g.out[1] % g.out[0];
         const int64_t c = item / (g.out[1] * g.out[0]) % g.c, n = item / (g.out[1] * g.out[0] * g.c);
@@ -269,22 +279,22 @@ void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, 
         const T *xr = x + n * xs[0] + c * xs[1] + td.lo * xs[2] + th.lo * xs[3];
         for (int64_t ow0 = 0; ow0 < g.out[2]; ow0 += kLanes) {
             const int64_t nb = imin_(kLanes, g.out[2] - ow0), first = ow0 * sw - g.pad[2];
-            alignas(64) C acc[kLanes];
-            if (direct) {
-                math(acc, reinterpret_cast<const C *>(xr), nd, xs[2], nh, xs[3], first, sw, g.window[2], W, nb, true);
-            } else {
-                // Columns [lo, hi) of each row, as columns [0, hi - lo) of buf.
-                const int64_t lo = first < 0 ? 0 : first, hi = imin_(W, first + (nb - 1) * sw + g.window[2]);
-                bool init = true;
-                for (int64_t id = 0; id < nd; ++id)
-                    for (int64_t ih = 0; ih < nh; ++ih) {
-                        const C *r = buf.data();
-                        if (hi > lo) r = staged_in(xr + id * xs[2] + ih * xs[3] + lo * xs[4], xs[4], hi - lo, buf.data());
-                        math(acc, r, 1, 0, 1, 0, first - lo, sw, g.window[2], hi > lo ? hi - lo : 0, nb, init);
-                        init = false;
+            // Columns [lo, hi) of each row (not empty: every window holds an
+            // input element), folded as columns [0, hi - lo).
+            const int64_t lo = first < 0 ? 0 : first, hi = imin_(W, first + (nb - 1) * sw + g.window[2]);
+            const C *row = nullptr;
+            for (int64_t id = 0; id < nd; ++id)
+                for (int64_t ih = 0; ih < nh; ++ih) {
+                    const T *xp = xr + id * xs[2] + ih * xs[3] + lo * xs[4];
+                    if (!row) {
+                        row = staged_in(xp, xs[4], hi - lo, folded.data());
+                    } else {
+                        fold(folded.data(), row, staged_in(xp, xs[4], hi - lo, staged.data()), hi - lo);
+                        row = folded.data();
                     }
-                if (init) math(acc, acc, 0, 0, 0, 0, 0, sw, 0, 0, nb, true);  // no taps: the start value
-            }
+                }
+            alignas(64) C acc[kLanes];
+            math(acc, row, first - lo, sw, g.window[2], hi - lo, nb);
             for (int64_t l = 0; l < nb; ++l) {
                 C scale = alpha;
                 if (!is_max) {
@@ -303,29 +313,128 @@ void forward_rows(const PoolingForwardArgs &a, RowsMath<C> math, int64_t begin, 
     }
 }
 
+// Plane lanes: acc[l] (l < nb) reduces the P contiguous values x[l * sc +
+// i], from the start value when init (else it goes on from acc: a plane
+// staged a chunk at a time).
+template <class C>
+using PlanesMath = void (*)(C *acc, const C *x, int64_t nb, int64_t sc, int64_t P, bool init);
+
+// Each plane is reduced in W partial results, one vector (its values i,
+// i + W, ...), whose lanes are then folded by rotations: whole-vector
+// steps and one horizontal fold per plane rather than a gather per value
+// (written as arrays, the fold went through the stack in scalar code, most
+// of the time). The steps are associative enough: partial sums only round
+// differently, and a partial max folds into another by max_step as a value
+// would (a NaN partial is a NaN value under PROPAGATE, the start value
+// otherwise).
+#if ANYDNN_ISA_avx512
+constexpr int kPlaneVector = 64;  // bytes: the level's register, so that no vector passes through memory
+#elif ANYDNN_ISA_avx2
+constexpr int kPlaneVector = 32;
+#else
+constexpr int kPlaneVector = 16;
+#endif
+
+template <class R, class C>
+[[gnu::noinline]] void planes_math(C *acc, const C *x, int64_t nb, int64_t sc, int64_t P, bool init) {
+    constexpr int W = kPlaneVector / sizeof(C);
+    typedef C V __attribute__((vector_size(kPlaneVector)));
+    typedef std::conditional_t<sizeof(C) == 4, int32_t, int64_t> Index __attribute__((vector_size(kPlaneVector)));
+    constexpr int kLevels = W == 16 ? 4 : W == 8 ? 3 : W == 4 ? 2 : 1;
+    Index rotate[kLevels];  // fold level k adds the lanes W / 2^(k+1) apart; built once, not per plane
+    for (int k = 0, h = W / 2; k < kLevels; ++k, h /= 2)
+        for (int j = 0; j < W; ++j) rotate[k][j] = (j + h) % W;
+    for (int64_t l = 0; l < nb; ++l) {
+        const C *xp = x + l * sc;
+        V part, v;
+        for (int j = 0; j < W; ++j) part[j] = R::template start<C>();
+        int64_t i = 0;
+        for (; i + W <= P; i += W) {
+            std::memcpy(&v, xp + i, sizeof v);
+            part = R::step(part, v);
+        }
+        C tail = R::template start<C>();  // in the vector, its lanes went through the stack
+        for (; i < P; ++i) tail = R::step(tail, xp[i]);
+        for (int k = 0; k < kLevels; ++k) part = R::step(part, __builtin_shuffle(part, rotate[k]));
+        const C r = R::step(part[0], tail);
+        acc[l] = init ? r : R::step(acc[l], r);
+    }
+}
+
+// Items: (n, block of kLanes channels); each output reduces its channel's
+// whole plane, P contiguous values of x (PoolLanes::planes), read in place
+// when x holds C, else staged kStage values at a time.
+template <class T, class C>
+void forward_planes(const PoolingForwardArgs &a, PlanesMath<C> math, int64_t begin, int64_t end) {
+    const ops::PoolGeometry &g = a.g;
+    const int64_t *xs = a.xs.s, *ys = a.ys.s;
+    const int64_t P = g.in_pixels(), blocks = (g.c + kLanes - 1) / kLanes;
+    const T *x = static_cast<const T *>(a.x);
+    T *y = static_cast<T *>(a.y);
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool exclude = g.kind == PoolKind::avg_exclude_padding;
+    const C scale = g.kind == PoolKind::max ? alpha : alpha / static_cast<C>(exclude ? P : g.window_size());
+    for (int64_t item = begin; item < end; ++item) {
+        const int64_t n = item / blocks, c0 = item % blocks * kLanes, nb = imin_(kLanes, g.c - c0);
+        const T *xp = x + n * xs[0] + c0 * xs[1];
+        alignas(64) C acc[kLanes];
+        if constexpr (std::is_same_v<T, C>) {
+            math(acc, xp, nb, xs[1], P, true);
+        } else {
+            for (int64_t l = 0; l < nb; ++l)
+                for (int64_t i = 0; i < P; i += kStage) {
+                    alignas(64) C buf[kStage];
+                    const int64_t k = imin_(kStage, P - i);
+                    math(acc + l, staged_in(xp + l * xs[1] + i, 1, k, buf), 1, 0, k, i == 0);
+                }
+        }
+        for (int64_t l = 0; l < nb; ++l) acc[l] *= scale;
+        store_results(y + n * ys[0] + c0 * ys[1], ys[1], acc, nb, beta, a.beta != 0);
+    }
+}
+
+// The window math of one mode, per compute type.
+template <class C>
+struct ForwardMath {
+    ChannelsMath<C> channels;
+    FoldMath<C> fold;
+    RowsMath<C> rows;
+    PlanesMath<C> planes;
+};
+
+template <class R, class C>
+constexpr ForwardMath<C> kForwardMath = {&channels_math<R, C>, &fold_rows<R, C>, &rows_math<R, C>,
+                                         &planes_math<R, C>};
+
 template <class T, class C = compute_t<T>>
-void forward_typed(const ExecContext &ctx, const PoolingForwardArgs &a, ChannelsMath<C> channels, RowsMath<C> rows) {
+void forward_typed(const ExecContext &ctx, const PoolingForwardArgs &a, const ForwardMath<C> &math) {
     const ops::PoolGeometry &g = a.g;
     const int64_t n_rows = g.n * g.out[0] * g.out[1];
-    // Taps per output element (at most the window), to size the grain.
-    const int64_t per_row = g.out[2] * g.window_size() * (a.channel_lanes ? g.c : 1);
-    if (a.channel_lanes)
-        parallel_ranges(ctx, n_rows, kGrain / per_row + 1,
-                        [&](int64_t begin, int64_t end) { forward_channels<T>(a, channels, begin, end); });
-    else
+    // Taps per item (at most the window per output element), to size the grain.
+    const int64_t per_row = g.out[2] * g.window_size();
+    switch (a.lanes) {
+    case PoolLanes::channels:
+        parallel_ranges(ctx, n_rows, kGrain / (per_row * g.c) + 1,
+                        [&](int64_t begin, int64_t end) { forward_channels<T>(a, math.channels, begin, end); });
+        break;
+    case PoolLanes::rows:
         parallel_ranges(ctx, n_rows * g.c, kGrain / per_row + 1,
-                        [&](int64_t begin, int64_t end) { forward_rows<T>(a, rows, begin, end); });
+                        [&](int64_t begin, int64_t end) { forward_rows<T>(a, math.fold, math.rows, begin, end); });
+        break;
+    case PoolLanes::planes:
+        parallel_ranges(ctx, g.n * ((g.c + kLanes - 1) / kLanes), kGrain / (kLanes * g.in_pixels()) + 1,
+                        [&](int64_t begin, int64_t end) { forward_planes<T>(a, math.planes, begin, end); });
+        break;
+    }
 }
 
 void forward(const ExecContext &ctx, const PoolingForwardArgs &a) {
     visit_float_dtype(a.g.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
         using C = compute_t<T>;
-        if (a.g.kind != PoolKind::max)
-            forward_typed<T>(ctx, a, &channels_math<Reduce<false, false>, C>, &rows_math<Reduce<false, false>, C>);
-        else if (a.g.propagate_nan)
-            forward_typed<T>(ctx, a, &channels_math<Reduce<true, true>, C>, &rows_math<Reduce<true, true>, C>);
-        else forward_typed<T>(ctx, a, &channels_math<Reduce<true, false>, C>, &rows_math<Reduce<true, false>, C>);
+        if (a.g.kind != PoolKind::max) forward_typed<T>(ctx, a, kForwardMath<Reduce<false, false>, C>);
+        else if (a.g.propagate_nan) forward_typed<T>(ctx, a, kForwardMath<Reduce<true, true>, C>);
+        else forward_typed<T>(ctx, a, kForwardMath<Reduce<true, false>, C>);
     });
 }
 
