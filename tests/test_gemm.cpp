@@ -34,7 +34,8 @@ struct Case {
     double alpha = 1, beta = 0;
     GemmBias bias = GemmBias::none;
     bool post_op = false;
-    bool prepack = false;  // op(B) packed once by pack_b, given as b_packed
+    bool prepack = false;    // op(B) packed once by pack_b, given as b_packed
+    bool prepack_a = false;  // op(A) packed once by pack_a, given as a_packed
     int threads = 2;
 
     std::string str() const {
@@ -42,7 +43,7 @@ struct Case {
                (tb ? "T" : "N") + " m " + std::to_string(m) + " n " + std::to_string(n) + " k " + std::to_string(k) +
                " pads " + std::to_string(pad_a) + "," + std::to_string(pad_b) + "," + std::to_string(pad_c) +
                " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " bias " +
-               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + (prepack ? " prepacked" : "") + " threads " +
+               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + (prepack ? " prepacked B" : "") + (prepack_a ? " prepacked A" : "") + " threads " +
                std::to_string(threads) + " seed " + std::to_string(seed());
     }
 };
@@ -132,6 +133,20 @@ struct Problem {
         return at;
     }
 
+    // With cs.prepack_a: op(A) packed by pack_a, as pack_b above.
+    const T *pack_a(anydnn::Isa isa, const ExecContext &ctx, std::vector<unsigned char> &buffer) const {
+        if (!cs.prepack_a) return nullptr;
+        const anydnn::cpu::GemmKernels<T> &kernels = anydnn::cpu::gemm_kernels<T>(isa);
+        const size_t size = kernels.packed_a_size(cs.m, cs.k * cs.batch);
+        buffer.assign(size + 64 + 64, 0xa5);
+        T *at = reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(buffer.data()) + 63) & ~uintptr_t{63});
+        const std::vector<const T *> ap = ptrs(a);
+        kernels.pack_a(ctx, cs.ta, cs.m, cs.k, cs.batch, ap.data(), lda, at);
+        const auto *end = reinterpret_cast<const unsigned char *>(at) + size;
+        for (const unsigned char *q = end; q < end + 64; ++q) EXPECT_EQ(*q, 0xa5) << "pack_a wrote past its size";
+        return at;
+    }
+
     // Runs the engine on a copy of c0 and returns it; `workspace` null uses
     // the cached-workspace convenience.
     std::vector<T> run(anydnn::Isa isa, int threads, void *workspace = nullptr) {
@@ -153,8 +168,9 @@ struct Problem {
             g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
             g.a = ap.data(), g.lda = lda, g.b = bp.data(), g.ldb = ldb;
             g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
-            std::vector<unsigned char> packed;
+            std::vector<unsigned char> packed, packed_a;
             g.b_packed = pack_b(isa, ctx, packed);
+            g.a_packed = pack_a(isa, ctx, packed_a);
             if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).brgemm(ctx, g, workspace);
             else anydnn::cpu::brgemm(isa, ctx, g);
         } else {
@@ -163,8 +179,9 @@ struct Problem {
             g.alpha = static_cast<T>(cs.alpha), g.beta = static_cast<T>(cs.beta);
             g.a = ap[0], g.lda = lda, g.b = bp[0], g.ldb = ldb;
             g.c = c.data() + kGuard, g.ldc = ldc, g.epilogue = epi;
-            std::vector<unsigned char> packed;
+            std::vector<unsigned char> packed, packed_a;
             g.b_packed = pack_b(isa, ctx, packed);
+            g.a_packed = pack_a(isa, ctx, packed_a);
             if (workspace != nullptr) anydnn::cpu::gemm_kernels<T>(isa).gemm(ctx, g, workspace);
             else anydnn::cpu::gemm(isa, ctx, g);
         }
@@ -503,6 +520,37 @@ TEST_P(Gemm, PackedBOnceForManyProducts) {
                         << "few rows on a packed B differ from the tile's rows";
                 }
             }
+    });
+}
+
+// op(A) packed once (GemmKernels::pack_a) and given as a_packed, alone and
+// with a packed B: the bits of packing at every call, for every split over
+// threads, across reduction and row blocks, both orientations of A, plain
+// and batch-reduce (blocks spanning pairs); few rows read A in place.
+TEST_P(Gemm, PackedAOnceForManyProducts) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        struct Size {
+            int64_t m, n, k, batch;
+        };
+        for (const Size s : {Size{3, 17, 9, 1}, Size{bl.mr + 1, bl.nr + 1, 17, 1}, Size{2 * bl.mr + 3, 40, bl.kc + 1, 1},
+                             Size{bl.mc + bl.mr + 1, 33, 2 * bl.kc + 3, 1}, Size{2 * bl.mr + 1, bl.nr + 5, bl.kc / 2 + 3, 5}})
+            for (bool ta : {false, true})
+                for (bool with_b : {false, true}) {
+                    Case cs;
+                    cs.ta = ta, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.batch = s.batch, cs.brgemm = s.batch > 1;
+                    cs.pad_a = 3, cs.pad_c = 1, cs.alpha = 1.5, cs.beta = 0.5, cs.bias = GemmBias::per_row;
+                    cs.prepack_a = true, cs.prepack = with_b;
+                    SCOPED_TRACE(cs.str());
+                    Problem<T> p(cs);
+                    const std::vector<T> one = check_same_for_any_thread_count(isa(), p);
+                    if (s.m <= anydnn::cpu::kGemmFewRows && !with_b) continue;  // few rows: A in place anyway
+                    p.cs.prepack_a = false;
+                    const std::vector<T> unpacked = p.run(isa(), 2);
+                    EXPECT_EQ(std::memcmp(unpacked.data(), one.data(), one.size() * sizeof(T)), 0)
+                        << "prepacked A changed the result";
+                }
     });
 }
 

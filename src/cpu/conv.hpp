@@ -51,9 +51,9 @@ struct ConvPrecompPlan {
     bool w_direct = false;
     int64_t w_ld = 0;         // leading dimension of a tap's ocg x icg matrix
     int64_t wr_elems = 0;     // reordered filter elements
-    // Forward, channels last: the filter (B of every image's GEMMs) packed
-    // once per call for the GEMM engine (GemmKernels::pack_b), elements per
-    // group; 0 when not.
+    // Forward: the filter (B of every image's GEMMs channels last, A
+    // channels first) packed once per call for the GEMM engine
+    // (GemmKernels::pack_b / pack_a), elements per group.
     int64_t wpk_group_elems = 0;
     int64_t m_virtual = 0;    // pixel numbers computed per image: [0, m_virtual)
     // The forward's GEMMs.

@@ -190,12 +190,13 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     pl.gemm_ws_bytes = ws_size(inner, m, n, k_total);
     // Packed once, the filter serves every image and chunk (res5's 3x3
     // filter is 9.4 MB: packing it per image cost a third of the layer at
-    // mb16), and both threads of one image read the one copy.
-    if (pl.channels_last) {
-        const auto packed_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).packed_b_size
-                                                                 : gemm_kernels<float>(h.isa).packed_b_size;
-        pl.wpk_group_elems = static_cast<int64_t>(packed_size(g.ocg, k_total) / esize);
-    }
+    // mb16), and the threads sharing an image read the one copy.
+    auto packed_filter_bytes = [&](const auto &k) {
+        return (pl.channels_last ? k.packed_b_size : k.packed_a_size)(g.ocg, k_total);
+    };
+    const std::size_t packed_bytes = g.compute == ANYDNN_DATA_DOUBLE ? packed_filter_bytes(gemm_kernels<double>(h.isa))
+                                                                     : packed_filter_bytes(gemm_kernels<float>(h.isa));
+    pl.wpk_group_elems = static_cast<int64_t>(packed_bytes / esize);
     const std::size_t per_worker = round64(static_cast<std::size_t>(pl.image_elems) * esize) +
                                    round64(static_cast<std::size_t>(pl.scratch_elems) * esize) +
                                    2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) +

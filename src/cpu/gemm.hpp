@@ -65,6 +65,9 @@ struct GemmArgs {
     // read the packed slivers in place with the tile's operations (unpacked,
     // few rows sum in another order, equally independent of the threads).
     const T *b_packed = nullptr;
+    // Optional: op(A) packed by GemmKernels::pack_a for this m and k, the
+    // same way (few rows read A in place).
+    const T *a_packed = nullptr;
 };
 
 // Batch-reduce GEMM (Georganas et al., SC'18): C = alpha * sum_i op(A_i)
@@ -86,8 +89,10 @@ struct BrgemmArgs {
     int64_t ldc = 0;
     GemmEpilogue<T> epilogue{};
     // Optional: the B_i packed by GemmKernels::pack_b (the same batch, n, k),
-    // as GemmArgs::b_packed; b still holds the batch's pointers.
+    // as GemmArgs::b_packed; b still holds the batch's pointers. a_packed:
+    // the A_i by pack_a.
     const T *b_packed = nullptr;
+    const T *a_packed = nullptr;
 };
 
 // Products with at most this many rows and A not transposed (one pair) read
@@ -121,6 +126,11 @@ struct GemmKernels {
     std::size_t (*packed_b_size)(int64_t n, int64_t k_total);
     void (*pack_b)(const ExecContext &, bool trans_b, int64_t n, int64_t k, int64_t batch, const T *const *b,
                    int64_t ldb, T *packed);
+    // The same for op(A) (m x k_total): a convolution's filter when the
+    // filter is A (channels first).
+    std::size_t (*packed_a_size)(int64_t m, int64_t k_total);
+    void (*pack_a)(const ExecContext &, bool trans_a, int64_t m, int64_t k, int64_t batch, const T *const *a,
+                   int64_t lda, T *packed);
 };
 
 ANYDNN_DECLARE_ISA_TABLE(GemmKernels<float>, gemm_f32)

@@ -119,7 +119,8 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
         for (int64_t grp = 0; grp < g.groups; ++grp) {
             const C **taps_w = workers[0].b;  // the first worker's tap pointers, free until its first image
             for (int64_t t = 0; t < taps; ++t) taps_w[t] = filter_tap(grp, t);
-            gk.pack_b(ctx, true, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
+            if (pl.channels_last) gk.pack_b(ctx, true, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
+            else gk.pack_a(ctx, false, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
         }
 
     // The epilogue: in the post-op from the scratch, or (y_direct) partly in
@@ -168,7 +169,8 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
                 }
                 a.a = wk.a;
                 a.b = wk.b;
-                if (wpk != nullptr) a.b_packed = wpk + grp * pl.wpk_group_elems;
+                const C *wpk_grp = wpk != nullptr ? wpk + grp * pl.wpk_group_elems : nullptr;
+                (pl.channels_last ? a.b_packed : a.a_packed) = wpk_grp;
                 if (pl.channels_last) {
                     a.m = len, a.n = ocg, a.lda = pl.pix_stride, a.trans_b = true, a.ldb = w_ld;
                 } else {

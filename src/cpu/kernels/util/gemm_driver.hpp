@@ -228,6 +228,27 @@ struct Engine {
         });
     }
 
+    static std::size_t packed_a_size(int64_t m, int64_t k) {
+        return m <= 0 || k <= 0 ? 0 : static_cast<std::size_t>(round_up(m, MR) * k) * sizeof(T);
+    }
+
+    // All of op(A) packed as run_part packs one block at a time: reduction
+    // block pc at packed + pc * round_up(m, MR), in it the sliver of rows
+    // [i, i + MR) at + i * kc (the row blocks and parts are whole slivers).
+    static void pack_whole_a(const ExecContext &ctx, bool trans_a, int64_t m, int64_t k, int64_t batch,
+                             const T *const *a, int64_t lda, T *packed) {
+        const int64_t kt = k * batch;
+        if (m <= 0 || kt <= 0) return;
+        const Operands<T> op{trans_a, false, m, 0, k, batch, a, lda, nullptr, 0};
+        const int64_t step = kc_step(kt), blocks = ceil_div(kt, step), slivers = ceil_div(m, MR);
+        parallel_ranges(ctx, blocks * slivers, 16, [&](int64_t begin, int64_t end) {
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t pc = item / slivers * step, kc = imin_(step, kt - pc), i = item % slivers * MR;
+                pack_a(op, i, imin_(MR, m - i), pc, kc, packed + pc * round_up(m, MR) + i * kc);
+            }
+        });
+    }
+
     // C[m0:m1, n0:n1] on the calling thread. The K blocks are the same for
     // every part and every thread count (they depend on k_total only), and
     // the part boundaries are whole slivers, so each element of C sees the
@@ -244,7 +265,9 @@ struct Engine {
             for (int64_t pc = 0; pc < kt; pc += kc_step) {
                 const int64_t kc = imin_(kc_step, kt - pc);
                 const bool first = pc == 0, last = pc + kc == kt;
-                pack_a(op, ic, mc, pc, kc, abuf);
+                const T *ap = abuf;
+                if (op.a_packed != nullptr) ap = op.a_packed + pc * round_up(op.m, MR) + ic * kc;
+                else pack_a(op, ic, mc, pc, kc, abuf);
                 for (int64_t jc = n0; jc < n1; jc += nc_step) {
                     const int64_t nc = imin_(nc_step, n1 - jc);
                     const T *bp = bbuf;
@@ -257,7 +280,7 @@ struct Engine {
                         if (last && epi.bias_kind == GemmBias::per_row) o.row_bias = epi.bias + ic + ir;
                         for (int64_t jr = 0; jr < nc; jr += NR) {
                             if (last && epi.bias_kind == GemmBias::per_col) o.col_bias = epi.bias + jc + jr;
-                            K::tile(kc, abuf + ir * kc, bp + jr * kc, crow + jr, out.ldc, mr,
+                            K::tile(kc, ap + ir * kc, bp + jr * kc, crow + jr, out.ldc, mr,
                                     static_cast<int>(imin_(NR, nc - jr)), o);
                         }
                         // The strip of mr rows x nc columns was just written: still in L1/L2.
@@ -322,12 +345,13 @@ struct Engine {
     }
 
     static void gemm(const ExecContext &ctx, const GemmArgs<T> &a, void *workspace) {
-        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, 1, &a.a, a.lda, &a.b, a.ldb, a.b_packed};
+        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, 1, &a.a, a.lda, &a.b, a.ldb, a.b_packed, a.a_packed};
         run(ctx, op, Output<T>{a.alpha, a.beta, a.c, a.ldc, a.epilogue}, workspace);
     }
 
     static void brgemm(const ExecContext &ctx, const BrgemmArgs<T> &a, void *workspace) {
-        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, a.batch, a.a, a.lda, a.b, a.ldb, a.b_packed};
+        const Operands<T> op{a.trans_a, a.trans_b, a.m, a.n, a.k, a.batch, a.a, a.lda, a.b, a.ldb, a.b_packed,
+                             a.a_packed};
         run(ctx, op, Output<T>{a.alpha, a.beta, a.c, a.ldc, a.epilogue}, workspace);
     }
 };
@@ -338,8 +362,14 @@ struct Engine {
 template <class K>
 constexpr GemmKernels<typename K::type> make_gemm_kernels() {
     using E = gemm_detail::Engine<K>;
-    return {{K::MR, K::NR, K::MC, K::KC, K::NC}, &E::workspace_size, &E::gemm, &E::brgemm, &E::packed_b_size,
-            &E::pack_whole_b};
+    return {{K::MR, K::NR, K::MC, K::KC, K::NC},
+            &E::workspace_size,
+            &E::gemm,
+            &E::brgemm,
+            &E::packed_b_size,
+            &E::pack_whole_b,
+            &E::packed_a_size,
+            &E::pack_whole_a};
 }
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS

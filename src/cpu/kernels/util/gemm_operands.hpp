@@ -25,6 +25,7 @@ struct Operands {
     const T *const *b;
     int64_t ldb;
     const T *b_packed = nullptr;  // op(B) as Engine::pack_whole_b lays it out, or null
+    const T *a_packed = nullptr;  // op(A) as Engine::pack_whole_a lays it out, or null
     int64_t k_total() const { return k * batch; }
 };
 
