@@ -14,6 +14,7 @@ using ops::NormKind;
 using ops::NormProblem;
 
 constexpr int64_t kChunkGrain = 32768;               // elements per reduction chunk, at least
+constexpr int64_t kChunkPerKey = 64;                 // and per group it sums, so that its partial sums cost little
 constexpr int64_t kMaxChunks = 64;                   // chunks per reduction, at most
 constexpr int64_t kPartialBudget = int64_t{8} << 20;  // partial sums (doubles) per reduction, at most
 
@@ -65,11 +66,14 @@ constexpr int64_t kShortRun = 512;  // innermost runs below this split by rows (
 
 // The work unit of a's loop (NormArgs::by_rows), and the chunks of its
 // reductions: a fixed function of the shape, never of the thread count.
+// Rows when they are short (for_each_run's per-run setup would cost more
+// than the run) or their statistics key moves along them (NHWC per channel,
+// whose sums take several rows at a time).
 void plan_units(NormArgs &a, int64_t keys) {
     const StridedLoop &L = a.loop;
-    a.by_rows = L.nd > 1 && L.inner() < kShortRun;
+    a.by_rows = L.nd > 1 && (L.inner() < kShortRun || L.inner_stride(kNormStat) == 1);
     const int64_t units = a.by_rows ? L.total() / L.inner() : L.total();
-    int64_t c = L.total() / kChunkGrain;
+    int64_t c = L.total() / std::max(kChunkGrain, kChunkPerKey * keys);
     c = c < 1 ? 1 : c > kMaxChunks ? kMaxChunks : c;
     const int64_t fit = kPartialBudget / (2 * keys);
     c = c > fit ? (fit < 1 ? 1 : fit) : c;

@@ -12,7 +12,7 @@
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-constexpr int64_t kLanes = 8;
+constexpr int64_t kLanes = 16;
 
 // How a key moves along a run.
 struct Step0 {
@@ -136,7 +136,7 @@ inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, Run &&run) 
 // kRowBlock rows at a time where every element of a row has its own group
 // and the rows share them (NHWC per channel): each group's partial sums are
 // read and written once per block rather than once per row.
-constexpr int64_t kRowBlock = 4;
+constexpr int64_t kRowBlock = 8;
 
 // fn(r, n) over the rows [0, rows) in blocks [r, r + n), n = kRowBlock but at
 // the end (a compile-time constant).
