@@ -161,13 +161,15 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     s.mean.assign(p.nstats, 0.0);
     s.var.assign(p.nstats, 0.0);
     const bool rms = p.spec.kind == NormKind::rms;
-    for (int64_t g = 0; g < p.nstats; ++g) {
-        double sum = 0, sq = 0;
-        for (int64_t b = 0; b < a.chunks; ++b) {
-            sum += partial[b * 2 * p.nstats + g];
-            sq += partial[b * 2 * p.nstats + p.nstats + g];
+    // Chunk by chunk, so that the partial arrays are read in order.
+    std::vector<double> sum(p.nstats), sq(p.nstats);
+    for (int64_t b = 0; b < a.chunks; ++b)
+        for (int64_t g = 0; g < p.nstats; ++g) {
+            sum[g] += partial[b * 2 * p.nstats + g];
+            sq[g] += partial[b * 2 * p.nstats + p.nstats + g];
         }
-        const double mean = rms ? 0.0 : sum / p.m, var = sq / p.m - mean * mean;
+    for (int64_t g = 0; g < p.nstats; ++g) {
+        const double mean = rms ? 0.0 : sum[g] / p.m, var = sq[g] / p.m - mean * mean;
         s.mean[g] = mean;
         s.var[g] = var > 0 ? var : 0.0;  // rounding can make it slightly negative
     }

@@ -164,12 +164,35 @@ void stats_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, doubl
     }
 }
 
+// The sums along a run in one group (layer norm, NCHW per channel). GCC's
+// SLP vectorizer leaves kLanes lane arrays (Acc) in scalar code once the
+// float to double conversion is in the loop; `omp simd` lets the loop
+// vectorizer reorder the sums instead, into two vector accumulators each.
+// The order depends on the ISA level and the length only.
+template <class T, class Stride>
+void stats_same(int64_t len, const T *__restrict x, Stride xs, double *__restrict sum, double *__restrict sq) {
+    double s = 0, q = 0;
+#pragma omp simd reduction(+ : s, q)
+    for (int64_t i = 0; i < len; ++i) {
+        const double v = load<double>(x + i * xs);
+        s += v;
+        q += v * v;
+    }
+    *sum += s;
+    *sq += q;
+}
+
 template <class T, class SS>
 void stats_run(const NormArgs &a, const int64_t *off, int64_t len, double *sum, double *sq, SS ss) {
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const int64_t xs = a.loop.inner_stride(kNormX);
     if constexpr (std::is_same_v<SS, Step1>) {
         stats_own<T, 1>(len, x, xs, 0, sum + off[kNormStat], sq + off[kNormStat]);
+        return;
+    }
+    if constexpr (std::is_same_v<SS, Step0>) {
+        if (xs == 1) stats_same(len, x, std::integral_constant<int64_t, 1>{}, sum + off[kNormStat], sq + off[kNormStat]);
+        else stats_same(len, x, xs, sum + off[kNormStat], sq + off[kNormStat]);
         return;
     }
     Acc<SS> s1{sum + off[kNormStat], ss}, s2{sq + off[kNormStat], ss};
@@ -324,6 +347,32 @@ void grad_sums_rows(const NormArgs &a, const int64_t *off, int64_t len, const in
     else run(std::false_type{});
 }
 
+// grad_sums along a run in one statistics group whose elements have
+// parameter groups of their own (layer norm): the statistics sums as in
+// stats_same, the parameter ones restrict-qualified as in grad_sums_own.
+template <bool Fused, class T, class XS, class DS>
+void grad_sums_same(int64_t len, const T *__restrict x, XS xs, const T *__restrict dy, DS dys,
+                    T *__restrict dz, int64_t dzs, const unsigned char *__restrict mask, int64_t ms, double mean,
+                    double inv, const double *__restrict scale, double *__restrict sg, double *__restrict sgx,
+                    double *__restrict sd, double *__restrict sdx) {
+    double s = 0, sx = 0;
+#pragma omp simd reduction(+ : s, sx)
+    for (int64_t i = 0; i < len; ++i) {
+        double d = load<double>(dy + i * dys);
+        if constexpr (Fused) {
+            if (mask != nullptr) d = mask[i * ms] ? d : 0.0;
+            if (dz != nullptr) store(dz + i * dzs, d);
+        }
+        const double xh = (load<double>(x + i * xs) - mean) * inv, g = d * scale[i];
+        s += g;
+        sx += g * xh;
+        sd[i] += d;
+        sdx[i] += d * xh;
+    }
+    *sg += s;
+    *sgx += sx;
+}
+
 template <class T, class SS, class PS>
 void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *stat, double *param, SS ss,
                    PS ps) {
@@ -338,6 +387,19 @@ void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *s
     const C *inv = a.inv + off[kNormStat];
     const C *scale = a.scale + off[kNormParam];
     const int64_t so = off[kNormStat], po = off[kNormParam];
+    if constexpr (std::is_same_v<SS, Step0> && std::is_same_v<PS, Step1>) {
+        const auto run = [&](auto fused, auto x_stride, auto dy_stride) {
+            grad_sums_same<decltype(fused)::value>(len, x, x_stride, dy, dy_stride, dz, dzs, mask, ms, mean[0],
+                                                   inv[0], scale, stat + so, stat + a.nstats + so, param + po,
+                                                   param + a.nparams + po);
+        };
+        // Contiguous x and dy as such: with run-time strides GCC gathers.
+        const std::integral_constant<int64_t, 1> unit;
+        if (mask != nullptr || dz != nullptr) run(std::true_type{}, xs, dys);
+        else if (xs == 1 && dys == 1) run(std::false_type{}, unit, unit);
+        else run(std::false_type{}, xs, dys);
+        return;
+    }
     Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
     Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
     // Without the mask and dz the body has no branches, and vectorizes.
