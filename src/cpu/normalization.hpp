@@ -49,9 +49,10 @@ struct NormArgs {
     // element's statistics and parameter group):
     //   forward:    y = (x * ca[s] + cb[s]) * cscale[p] + cbias[p]
     //   grad_input: dx = (dy * cscale[p]) * ca[s] + x * cb[s] + cc[s]
-    // in double when `wide` (or the data is double), else in float. cscale
-    // is NULL where the exec folded the parameters into the coefficients
-    // (the statistics and parameter groups coincide: every BN mode).
+    // in double when `wide` (float data only) or the data is double, else
+    // in float. cscale is NULL where the exec folded the parameters into the
+    // coefficients (the statistics and parameter groups coincide: every BN
+    // mode).
     const void *ca, *cb, *cc, *cscale, *cbias;
     bool wide;
     // grad_sums, per statistics / parameter group, in double whatever the

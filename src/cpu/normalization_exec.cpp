@@ -177,14 +177,15 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     return s;
 }
 
-// The forward in float is exact enough where x * inv stays small against
-// the output (|mean| * inv <= this): x * ca + cb rounds like x - mean would,
-// about |mean| * inv float ulps of xhat (4e-6 here). Groups of close values
-// (per-activation with a small N, a constant channel) keep double.
+// The elementwise passes in float are exact enough where x * inv stays
+// small against the output (|mean| * inv <= this): x * ca + cb rounds like
+// x - mean would, about |mean| * inv float ulps of xhat (4e-6 here). Groups
+// of close values (per-activation with a small N, a constant channel) keep
+// double.
 constexpr double kFloatMeanRatio = 64;
 constexpr int64_t kFloatMinGroup = 16;  // the backward in float: elements per statistics group, at least
 
-// A group array in the forward's compute type (NormArgs::wide).
+// A group array in the elementwise passes' compute type (NormArgs::wide).
 class ComputeArray {
 public:
     ComputeArray(bool wide, const std::vector<double> &v) : wide_(wide), d_(wide ? v : std::vector<double>{}) {
@@ -198,10 +199,17 @@ private:
     std::vector<float> f_;
 };
 
-bool wide_compute(const NormProblem &p, const std::vector<double> &mean, const std::vector<double> &inv) {
-    bool wide = p.dt == ANYDNN_DATA_DOUBLE;
-    for (int64_t g = 0; g < p.nstats; ++g) wide = wide || std::abs(mean[g]) * inv[g] > kFloatMeanRatio;
-    return wide;
+// Whether the elementwise passes compute in double (NormArgs::wide). 16-bit
+// data never do: their own rounding is far coarser than float's.
+bool wide_compute(const NormProblem &p, const std::vector<double> &mean, const std::vector<double> &inv,
+                  bool backward) {
+    if (p.dt != ANYDNN_DATA_FLOAT) return p.dt == ANYDNN_DATA_DOUBLE;
+    // With few elements per group dx is mostly cancellation (m = 2: zero
+    // but for epsilon), which float's rounding of the terms would show.
+    if (backward && p.m < kFloatMinGroup) return true;
+    for (int64_t g = 0; g < p.nstats; ++g)
+        if (std::abs(mean[g]) * inv[g] > kFloatMeanRatio) return true;
+    return false;
 }
 
 // Whether the parameters fold into the per-statistics-group coefficients
@@ -212,7 +220,7 @@ bool folds(const NormProblem &p) { return std::equal(p.stat_dim, p.stat_dim + p.
 void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
                  const std::vector<double> &mean, const std::vector<double> &inv, unsigned char *mask) {
     const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
-    const bool fold = folds(p), wide = wide_compute(p, mean, inv);
+    const bool fold = folds(p), wide = wide_compute(p, mean, inv, false);
     std::vector<double> ca(p.nstats), cb(p.nstats);  // y = x * ca + cb, then times scale plus bias
     for (int64_t g = 0; g < p.nstats; ++g) {
         ca[g] = fold ? inv[g] * scale[g] : inv[g];
@@ -314,9 +322,7 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     }
     // dx = alpha * inv * (g - mean(g) - xhat * mean(g xhat)) as dy * ca (times
     // scale unless folded in) + x * cb + cc.
-    // With few elements per group dx is mostly cancellation (m = 2: zero
-    // but for epsilon), which float's rounding of the terms would show.
-    const bool fold = folds(p), wide = wide_compute(p, s.mean, s.inv) || p.m < kFloatMinGroup;
+    const bool fold = folds(p), wide = wide_compute(p, s.mean, s.inv, true);
     std::vector<double> ca(p.nstats), cb(p.nstats), cc(p.nstats);
     for (int64_t g = 0; g < p.nstats; ++g) {
         const double m1 = rms ? 0.0 : c1[g] / p.m, m2 = c2[g] / p.m, ai = p.alpha * s.inv[g];

@@ -12,7 +12,7 @@
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-constexpr int64_t kLanes = 16;
+constexpr int64_t kLanes = 8;
 
 // How a key moves along a run.
 struct Step0 {
@@ -67,12 +67,14 @@ inline void blocked(int64_t len, Body &&body) {
     for (int64_t l = 0; i < len; ++i, ++l) body(i, l);
 }
 
-// fn(std::type_identity<C>) with the elementwise passes' compute type C
-// (NormArgs::wide).
+// fn(std::type_identity<C>) with the elementwise passes' compute type C:
+// double for double data, and for float data when `wide`; float otherwise
+// (NormArgs::wide is never set for 16-bit data).
 template <class T, class Fn>
 inline void with_compute(const NormArgs &a, Fn &&fn) {
-    if (a.wide) fn(std::type_identity<double>{});
-    else fn(std::type_identity<compute_t<T>>{});
+    if constexpr (std::is_same_v<T, float>)
+        if (a.wide) return fn(std::type_identity<double>{});
+    fn(std::type_identity<compute_t<T>>{});
 }
 
 // The units the passes split their work in: rows of the loop's innermost
