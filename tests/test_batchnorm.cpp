@@ -6,7 +6,8 @@
 // the 16-bit types; training forward with the running averages and saved
 // statistics, backward with and without them, inference; the fused add +
 // RELU; finite differences of the backward pass; bitwise equal results for
-// any thread count; the error statuses.
+// any thread count; NHWC pixel blocks (C around the vector widths, rows
+// with gaps); the error statuses.
 #include <cmath>
 #include <memory>
 
@@ -69,6 +70,34 @@ TEST_P(BatchNorm, OddShapesEveryMode) {
                 check_norm(h, c);
                 ++i;
             }
+}
+
+// NHWC with a gap after each pixel's channels: rows that are not contiguous.
+Shape nhwc_gapped(const std::vector<int> &dims) {
+    Shape s = packed_nhwc(dims);
+    int st = dims[1] + 3;
+    for (int i = int(dims.size()) - 1; i >= 2; --i) {
+        s.strides[i] = st;
+        st *= dims[i];
+    }
+    s.strides[0] = st;
+    return s;
+}
+
+// NHWC per channel sums several pixels at a time with the channels in
+// vector lanes: C around the vector widths and past 512 (by rows there too),
+// 30 pixels (a partial block at the end), contiguous rows and not.
+TEST_P(BatchNorm, NhwcRowBlocks) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    int i = 0;
+    for (int c : {7, 16, 17, 33, 520})
+        for (LayoutFn l : {packed_nhwc, nhwc_gapped}) {
+            NormCase nc = bn_case(NormKind::spatial, {2, c, 3, 5}, l, ANYDNN_DATA_FLOAT, 1.0, i % 3 ? 0 : 0.75);
+            nc.norm.relu = i % 4 == 1;
+            check_norm(h, nc);
+            ++i;
+        }
 }
 
 TEST_P(BatchNorm, PerActivationNetShapes) {

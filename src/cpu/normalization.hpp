@@ -45,12 +45,20 @@ struct NormArgs {
     void *dz;           // NULL: none
     unsigned char *mask;  // NULL: no activation mask (forward: written when not NULL)
     bool add, relu;
-    // Per statistics group / parameter group. The passes compute in double
-    // whatever the data type: x - mean in float loses the digits that
-    // matter when a group's values are close (per-activation with a small
-    // N), and the loops stay memory bound on the conversions.
-    const double *mean, *inv, *scale, *bias;
-    const double *c1, *c2;  // grad_input: dx = inv * (g - c1 - xhat * c2), g = dy * scale
+    // The elementwise passes take per-group coefficients (s, p: the
+    // element's statistics and parameter group):
+    //   forward:    y = (x * ca[s] + cb[s]) * cscale[p] + cbias[p]
+    //   grad_input: dx = (dy * cscale[p]) * ca[s] + x * cb[s] + cc[s]
+    // in double when `wide` (float data only) or the data is double, else
+    // in float. cscale is NULL where the exec folded the parameters into the
+    // coefficients (the statistics and parameter groups coincide: every BN
+    // mode).
+    const void *ca, *cb, *cc, *cscale, *cbias;
+    bool wide;
+    // grad_sums, per statistics / parameter group, in double whatever the
+    // data type: x - mean in float loses the digits that matter when a
+    // group's values are close (per-activation with a small N).
+    const double *mean, *inv, *scale;
     double alpha, beta;
     // Split the work in rows of the loop's innermost dimension (short runs)
     // rather than in elements; chunks count units of that kind.
@@ -64,11 +72,12 @@ struct NormArgs {
 
 struct NormKernels {
     void (*stats)(const ExecContext &, const NormArgs &);
-    // y = alpha * act(scale * xhat + bias [+ z]) + beta * y; the mask when asked.
+    // y = alpha * act(scale * xhat + bias [+ z]) + beta * y (NormArgs::ca); the mask when asked.
     void (*forward)(const ExecContext &, const NormArgs &);
     // The partial sums of the backward pass; dz = masked dy when dz is set.
     void (*grad_sums)(const ExecContext &, const NormArgs &);
-    // dx = alpha * inv * (g - c1 - xhat * c2) + beta * dx.
+    // dx = alpha * inv * (g - mean(g) - xhat * mean(g xhat)) + beta * dx, g = dy * scale
+    // (NormArgs::ca).
     void (*grad_input)(const ExecContext &, const NormArgs &);
 };
 

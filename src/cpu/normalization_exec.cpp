@@ -14,6 +14,7 @@ using ops::NormKind;
 using ops::NormProblem;
 
 constexpr int64_t kChunkGrain = 32768;               // elements per reduction chunk, at least
+constexpr int64_t kChunkPerKey = 64;                 // and per group it sums, so that its partial sums cost little
 constexpr int64_t kMaxChunks = 64;                   // chunks per reduction, at most
 constexpr int64_t kPartialBudget = int64_t{8} << 20;  // partial sums (doubles) per reduction, at most
 
@@ -65,11 +66,14 @@ constexpr int64_t kShortRun = 512;  // innermost runs below this split by rows (
 
 // The work unit of a's loop (NormArgs::by_rows), and the chunks of its
 // reductions: a fixed function of the shape, never of the thread count.
+// Rows when they are short (for_each_run's per-run setup would cost more
+// than the run) or their statistics key moves along them (NHWC per channel,
+// whose sums take several rows at a time).
 void plan_units(NormArgs &a, int64_t keys) {
     const StridedLoop &L = a.loop;
-    a.by_rows = L.nd > 1 && L.inner() < kShortRun;
+    a.by_rows = L.nd > 1 && (L.inner() < kShortRun || L.inner_stride(kNormStat) == 1);
     const int64_t units = a.by_rows ? L.total() / L.inner() : L.total();
-    int64_t c = L.total() / kChunkGrain;
+    int64_t c = L.total() / std::max(kChunkGrain, kChunkPerKey * keys);
     c = c < 1 ? 1 : c > kMaxChunks ? kMaxChunks : c;
     const int64_t fit = kPartialBudget / (2 * keys);
     c = c > fit ? (fit < 1 ? 1 : fit) : c;
@@ -157,13 +161,15 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     s.mean.assign(p.nstats, 0.0);
     s.var.assign(p.nstats, 0.0);
     const bool rms = p.spec.kind == NormKind::rms;
-    for (int64_t g = 0; g < p.nstats; ++g) {
-        double sum = 0, sq = 0;
-        for (int64_t b = 0; b < a.chunks; ++b) {
-            sum += partial[b * 2 * p.nstats + g];
-            sq += partial[b * 2 * p.nstats + p.nstats + g];
+    // Chunk by chunk, so that the partial arrays are read in order.
+    std::vector<double> sum(p.nstats), sq(p.nstats);
+    for (int64_t b = 0; b < a.chunks; ++b)
+        for (int64_t g = 0; g < p.nstats; ++g) {
+            sum[g] += partial[b * 2 * p.nstats + g];
+            sq[g] += partial[b * 2 * p.nstats + p.nstats + g];
         }
-        const double mean = rms ? 0.0 : sum / p.m, var = sq / p.m - mean * mean;
+    for (int64_t g = 0; g < p.nstats; ++g) {
+        const double mean = rms ? 0.0 : sum[g] / p.m, var = sq[g] / p.m - mean * mean;
         s.mean[g] = mean;
         s.var[g] = var > 0 ? var : 0.0;  // rounding can make it slightly negative
     }
@@ -171,9 +177,57 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     return s;
 }
 
+// The elementwise passes in float are exact enough where x * inv stays
+// small against the output (|mean| * inv <= this): x * ca + cb rounds like
+// x - mean would, about |mean| * inv float ulps of xhat (4e-6 here). Groups
+// of close values (per-activation with a small N, a constant channel) keep
+// double.
+constexpr double kFloatMeanRatio = 64;
+constexpr int64_t kFloatMinGroup = 16;  // the backward in float: elements per statistics group, at least
+
+// A group array in the elementwise passes' compute type (NormArgs::wide).
+class ComputeArray {
+public:
+    ComputeArray(bool wide, const std::vector<double> &v) : wide_(wide), d_(wide ? v : std::vector<double>{}) {
+        if (!wide) f_.assign(v.begin(), v.end());
+    }
+    const void *data() const { return wide_ ? static_cast<const void *>(d_.data()) : f_.data(); }
+
+private:
+    bool wide_;
+    std::vector<double> d_;
+    std::vector<float> f_;
+};
+
+// Whether the elementwise passes compute in double (NormArgs::wide). 16-bit
+// data never do: their own rounding is far coarser than float's.
+bool wide_compute(const NormProblem &p, const std::vector<double> &mean, const std::vector<double> &inv,
+                  bool backward) {
+    if (p.dt != ANYDNN_DATA_FLOAT) return p.dt == ANYDNN_DATA_DOUBLE;
+    // With few elements per group dx is mostly cancellation (m = 2: zero
+    // but for epsilon), which float's rounding of the terms would show.
+    if (backward && p.m < kFloatMinGroup) return true;
+    for (int64_t g = 0; g < p.nstats; ++g)
+        if (std::abs(mean[g]) * inv[g] > kFloatMeanRatio) return true;
+    return false;
+}
+
+// Whether the parameters fold into the per-statistics-group coefficients
+// (NormArgs::ca): where the groups coincide (BN), their internal indices do
+// too (make_layout).
+bool folds(const NormProblem &p) { return std::equal(p.stat_dim, p.stat_dim + p.nl, p.param_dim); }
+
 void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
                  const std::vector<double> &mean, const std::vector<double> &inv, unsigned char *mask) {
     const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
+    const bool fold = folds(p), wide = wide_compute(p, mean, inv, false);
+    std::vector<double> ca(p.nstats), cb(p.nstats);  // y = x * ca + cb, then times scale plus bias
+    for (int64_t g = 0; g < p.nstats; ++g) {
+        ca[g] = fold ? inv[g] * scale[g] : inv[g];
+        cb[g] = fold ? bias[g] - mean[g] * ca[g] : -mean[g] * inv[g];
+    }
+    const ComputeArray a_ca(wide, ca), a_cb(wide, cb), a_scale(wide, fold ? std::vector<double>{} : scale),
+        a_bias(wide, fold ? std::vector<double>{} : bias);
     NormArgs a = base_args(p);
     a.loop = make_loop(p, L, &p.y, p.has_z ? &p.z : nullptr, nullptr, mask != nullptr);
     a.x = b.x;
@@ -182,10 +236,11 @@ void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const N
     a.add = p.spec.add;
     a.relu = p.spec.relu;
     a.mask = mask;
-    a.mean = mean.data();
-    a.inv = inv.data();
-    a.scale = scale.data();
-    a.bias = bias.data();
+    a.ca = a_ca.data();
+    a.cb = a_cb.data();
+    a.cscale = fold ? nullptr : a_scale.data();
+    a.cbias = fold ? nullptr : a_bias.data();
+    a.wide = wide;
     a.alpha = p.alpha;
     a.beta = p.beta;
     plan_units(a, 1);
@@ -251,8 +306,8 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     a.param_partial = param_partial.data();
     normalization_kernels(h.isa).grad_sums(ctx, a);
 
-    // Chunks added in order: c1 = mean of g, c2 = mean of g * xhat over each
-    // statistics group (c1 = 0 without a mean); dbias, dscale per parameter.
+    // Chunks added in order: c1 = sum of g, c2 = sum of g * xhat over each
+    // statistics group; dbias, dscale per parameter.
     std::vector<double> c1(p.nstats), c2(p.nstats), sd(p.nparams), sdx(p.nparams);
     for (int64_t c = 0; c < a.chunks; ++c) {
         const double *st = &stat_partial[c * 2 * p.nstats], *pa = &param_partial[c * 2 * p.nparams];
@@ -265,17 +320,27 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
             sdx[g] += pa[p.nparams + g];
         }
     }
+    // dx = alpha * inv * (g - mean(g) - xhat * mean(g xhat)) as dy * ca (times
+    // scale unless folded in) + x * cb + cc.
+    const bool fold = folds(p), wide = wide_compute(p, s.mean, s.inv, true);
+    std::vector<double> ca(p.nstats), cb(p.nstats), cc(p.nstats);
     for (int64_t g = 0; g < p.nstats; ++g) {
-        c1[g] = rms ? 0.0 : c1[g] / p.m;
-        c2[g] /= p.m;
+        const double m1 = rms ? 0.0 : c1[g] / p.m, m2 = c2[g] / p.m, ai = p.alpha * s.inv[g];
+        ca[g] = fold ? ai * scale[g] : ai;
+        cb[g] = -ai * s.inv[g] * m2;
+        cc[g] = ai * (s.mean[g] * s.inv[g] * m2 - m1);
     }
+    const ComputeArray a_ca(wide, ca), a_cb(wide, cb), a_cc(wide, cc),
+        a_scale(wide, fold ? std::vector<double>{} : scale);
     NormArgs d = a;
     d.loop = make_loop(p, L, &p.dx, &p.dy, nullptr, mask != nullptr);
     d.out = b.dx;
     d.dz = nullptr;
-    d.c1 = c1.data();
-    d.c2 = c2.data();
-    d.alpha = p.alpha;
+    d.ca = a_ca.data();
+    d.cb = a_cb.data();
+    d.cc = a_cc.data();
+    d.cscale = fold ? nullptr : a_scale.data();
+    d.wide = wide;
     d.beta = p.beta;
     plan_units(d, 1);
     normalization_kernels(h.isa).grad_input(ctx, d);

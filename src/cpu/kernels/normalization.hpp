@@ -67,29 +67,52 @@ inline void blocked(int64_t len, Body &&body) {
     for (int64_t l = 0; i < len; ++i, ++l) body(i, l);
 }
 
+// fn(std::type_identity<C>) with the elementwise passes' compute type C:
+// double for double data, and for float data when `wide`; float otherwise
+// (NormArgs::wide is never set for 16-bit data).
+template <class T, class Fn>
+inline void with_compute(const NormArgs &a, Fn &&fn) {
+    if constexpr (std::is_same_v<T, float>)
+        if (a.wide) return fn(std::type_identity<double>{});
+    fn(std::type_identity<compute_t<T>>{});
+}
+
 // The units the passes split their work in: rows of the loop's innermost
-// dimension when they are short (NHWC per channel: one pixel's C values,
-// where for_each_run's per-run setup would cost more than the run), else
-// elements.
+// dimension (NormArgs::by_rows), else elements.
 inline int64_t units(const NormArgs &a) { return a.by_rows ? a.loop.total() / a.loop.inner() : a.loop.total(); }
 
-// run(off, len) over the units [begin, end) (see units()).
+// run(off, len, rows, rs) over the units [begin, end) (see units()): `rows`
+// runs of len elements, run r at off[k] + r * rs[k] of each operand k, so
+// that a pass can take several rows at once.
 template <class Run>
-inline void walk(const NormArgs &a, int64_t begin, int64_t end, Run &&run) {
+inline void walk_rows(const NormArgs &a, int64_t begin, int64_t end, Run &&run) {
     const StridedLoop &L = a.loop;
     if (!a.by_rows) {
-        for_each_run(L, begin, end, run);
+        for_each_run(L, begin, end, [&](const int64_t *off, int64_t len) { run(off, len, int64_t{1}, off); });
         return;
     }
     StridedLoop outer = L;  // the rows: every dimension but the innermost
     outer.nd = L.nd - 1;
-    const int64_t inner = L.inner();
-    for_each_run(outer, begin, end, [&](const int64_t *o, int64_t n) {
-        int64_t off[kMaxOperands];
-        for (int64_t j = 0; j < n; ++j) {
-            for (int k = 0; k < L.nops; ++k) off[k] = o[k] + j * outer.inner_stride(k);
-            run(off, inner);
-        }
+    int64_t rs[kMaxOperands];
+    for (int k = 0; k < L.nops; ++k) rs[k] = outer.inner_stride(k);
+    for_each_run(outer, begin, end, [&](const int64_t *o, int64_t n) { run(o, L.inner(), n, rs); });
+}
+
+// run(off, len) for each of the rows that walk_rows hands over.
+template <class Run>
+inline void each_row(const NormArgs &a, const int64_t *o, int64_t len, int64_t rows, const int64_t *rs, Run &&run) {
+    int64_t off[kMaxOperands];
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int k = 0; k < a.loop.nops; ++k) off[k] = o[k] + r * rs[k];
+        run(off, len);
+    }
+}
+
+// run(off, len) for every run of walk_rows.
+template <class Run>
+inline void walk(const NormArgs &a, int64_t begin, int64_t end, Run &&run) {
+    walk_rows(a, begin, end, [&](const int64_t *o, int64_t len, int64_t rows, const int64_t *rs) {
+        each_row(a, o, len, rows, rs, run);
     });
 }
 
@@ -112,15 +135,53 @@ inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, Run &&run) 
 
 // ---- Forward ---------------------------------------------------------------
 
-// The sums along a run where every element has its own group (NHWC per
-// channel), restrict-qualified as grad_sums_own.
-template <class T>
-void stats_own(int64_t len, const T *__restrict x, int64_t xs, double *__restrict sum, double *__restrict sq) {
+// kRowBlock rows at a time where every element of a row has its own group
+// and the rows share them (NHWC per channel): each group's partial sums are
+// read and written once per block rather than once per row.
+constexpr int64_t kRowBlock = 8;
+
+// fn(r, n) over the rows [0, rows) in blocks [r, r + n), n = kRowBlock but at
+// the end (a compile-time constant).
+template <class Fn>
+inline void row_blocks(int64_t rows, Fn &&fn) {
+    int64_t r = 0;
+    for (; r + kRowBlock <= rows; r += kRowBlock) fn(r, std::integral_constant<int64_t, kRowBlock>{});
+    for (; r < rows; ++r) fn(r, std::integral_constant<int64_t, 1>{});
+}
+
+// The sums of rows [r, r + N) (row stride xr) into slots of their own,
+// restrict-qualified as grad_sums_own.
+template <class T, int64_t N>
+void stats_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, double *__restrict sum,
+               double *__restrict sq) {
+    for (int64_t i = 0; i < len; ++i) {
+        double s = 0, q = 0;
+        for (int64_t r = 0; r < N; ++r) {
+            const double v = load<double>(x + r * xr + i * xs);
+            s += v;
+            q += v * v;
+        }
+        sum[i] += s;
+        sq[i] += q;
+    }
+}
+
+// The sums along a run in one group (layer norm, NCHW per channel). GCC's
+// SLP vectorizer leaves kLanes lane arrays (Acc) in scalar code once the
+// float to double conversion is in the loop; `omp simd` lets the loop
+// vectorizer reorder the sums instead, into two vector accumulators each.
+// The order depends on the ISA level and the length only.
+template <class T, class Stride>
+void stats_same(int64_t len, const T *__restrict x, Stride xs, double *__restrict sum, double *__restrict sq) {
+    double s = 0, q = 0;
+#pragma omp simd reduction(+ : s, q)
     for (int64_t i = 0; i < len; ++i) {
         const double v = load<double>(x + i * xs);
-        sum[i] += v;
-        sq[i] += v * v;
+        s += v;
+        q += v * v;
     }
+    *sum += s;
+    *sq += q;
 }
 
 template <class T, class SS>
@@ -128,7 +189,12 @@ void stats_run(const NormArgs &a, const int64_t *off, int64_t len, double *sum, 
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const int64_t xs = a.loop.inner_stride(kNormX);
     if constexpr (std::is_same_v<SS, Step1>) {
-        stats_own(len, x, xs, sum + off[kNormStat], sq + off[kNormStat]);
+        stats_own<T, 1>(len, x, xs, 0, sum + off[kNormStat], sq + off[kNormStat]);
+        return;
+    }
+    if constexpr (std::is_same_v<SS, Step0>) {
+        if (xs == 1) stats_same(len, x, std::integral_constant<int64_t, 1>{}, sum + off[kNormStat], sq + off[kNormStat]);
+        else stats_same(len, x, xs, sum + off[kNormStat], sq + off[kNormStat]);
         return;
     }
     Acc<SS> s1{sum + off[kNormStat], ss}, s2{sq + off[kNormStat], ss};
@@ -143,33 +209,46 @@ void stats_run(const NormArgs &a, const int64_t *off, int64_t len, double *sum, 
 
 template <class T>
 void stats_typed(const ExecContext &ctx, const NormArgs &a) {
+    const bool own = a.loop.inner_stride(kNormStat) == 1;
     for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
         double *sum = a.stat_partial + b * 2 * a.nstats, *sq = sum + a.nstats;
         for (int64_t i = 0; i < 2 * a.nstats; ++i) sum[i] = 0;
-        walk(a, begin, end, [&](const int64_t *off, int64_t len) {
-            with_steps(a, [&](auto ss, auto) { stats_run<T>(a, off, len, sum, sq, ss); });
+        walk_rows(a, begin, end, [&](const int64_t *o, int64_t len, int64_t rows, const int64_t *rs) {
+            if (own && rs[kNormStat] == 0) {  // the rows share their groups
+                const T *x = static_cast<const T *>(a.x) + o[kNormX];
+                const int64_t xs = a.loop.inner_stride(kNormX), so = o[kNormStat];
+                row_blocks(rows, [&](int64_t r, auto n) {
+                    stats_own<T, decltype(n)::value>(len, x + r * rs[kNormX], xs, rs[kNormX], sum + so, sq + so);
+                });
+                return;
+            }
+            each_row(a, o, len, rows, rs, [&](const int64_t *off, int64_t n) {
+                with_steps(a, [&](auto ss, auto) { stats_run<T>(a, off, n, sum, sq, ss); });
+            });
         });
     });
 }
 
 // The plain normalization along a run, without branches in the loop so that
 // it vectorizes (GCC does not unswitch them). The group arrays are the
-// exec's own (restrict: only x and y need a run-time alias check, y may be x).
-template <bool Blend, class T, class SS, class PS>
-void forward_plain(int64_t len, const T *x, int64_t xs, T *y, int64_t ys, const double *__restrict mean,
-                   const double *__restrict inv, const double *__restrict scale, const double *__restrict bias,
-                   double alpha, double beta, SS ss, PS ps) {
+// exec's own (restrict: only x and y need a run-time alias check, y may be
+// x). Params = false: folded into ca, cb (NormArgs).
+template <bool Blend, bool Params, class T, class C, class SS, class PS>
+void forward_plain(int64_t len, const T *x, int64_t xs, T *y, int64_t ys, const C *__restrict ca,
+                   const C *__restrict cb, const C *__restrict scale, const C *__restrict bias, C alpha, C beta,
+                   SS ss, PS ps) {
     for (int64_t i = 0; i < len; ++i) {
         const int64_t s = ss.at(i), p = ps.at(i);
-        double v = alpha * ((load<double>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p]);
-        if constexpr (Blend) v += beta * load<double>(y + i * ys);
+        C v = load<C>(x + i * xs) * ca[s] + cb[s];
+        if constexpr (Params) v = v * scale[p] + bias[p];
+        v *= alpha;
+        if constexpr (Blend) v += beta * load<C>(y + i * ys);
         store(y + i * ys, v);
     }
 }
 
-template <class T, class SS, class PS>
+template <class T, class C, class SS, class PS>
 void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
-    using C = double;  // every pass computes in double: see NormArgs
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     T *y = static_cast<T *>(a.out) + off[kNormOut];
     // Without z, x stands in (read, never used) so that the loop has no NULL.
@@ -177,20 +256,29 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
     unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
     const int64_t xs = a.loop.inner_stride(kNormX), ys = a.loop.inner_stride(kNormOut),
                   zs = a.add ? a.loop.inner_stride(kNormIn2) : xs, ms = a.loop.inner_stride(kNormMask);
-    const C *mean = a.mean + off[kNormStat];
-    const C *inv = a.inv + off[kNormStat];
-    const C *scale = a.scale + off[kNormParam];
-    const C *bias = a.bias + off[kNormParam];
+    const bool params = a.cscale != nullptr;
+    const C *ca = static_cast<const C *>(a.ca) + off[kNormStat];
+    const C *cb = static_cast<const C *>(a.cb) + off[kNormStat];
+    // Folded: the parameter arrays are not read (ca stands in, as z above).
+    const C *scale = params ? static_cast<const C *>(a.cscale) + off[kNormParam] : ca;
+    const C *bias = params ? static_cast<const C *>(a.cbias) + off[kNormParam] : ca;
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
     const bool add = a.add, relu = a.relu, blend = a.beta != 0;
     if (!add && !relu && mask == nullptr) {  // the fused forms below
-        if (blend) forward_plain<true>(len, x, xs, y, ys, mean, inv, scale, bias, alpha, beta, ss, ps);
-        else forward_plain<false>(len, x, xs, y, ys, mean, inv, scale, bias, alpha, beta, ss, ps);
+        // Folded, the parameter key is never used: one instantiation for all its steps.
+        if (!params) {
+            if (blend) forward_plain<true, false>(len, x, xs, y, ys, ca, cb, scale, bias, alpha, beta, ss, Step0{});
+            else forward_plain<false, false>(len, x, xs, y, ys, ca, cb, scale, bias, alpha, beta, ss, Step0{});
+        } else {
+            if (blend) forward_plain<true, true>(len, x, xs, y, ys, ca, cb, scale, bias, alpha, beta, ss, ps);
+            else forward_plain<false, true>(len, x, xs, y, ys, ca, cb, scale, bias, alpha, beta, ss, ps);
+        }
         return;
     }
     for (int64_t i = 0; i < len; ++i) {
         const int64_t s = ss.at(i), p = ps.at(i);
-        C v = (load<C>(x + i * xs) - mean[s]) * inv[s] * scale[p] + bias[p];
+        C v = load<C>(x + i * xs) * ca[s] + cb[s];
+        if (params) v = v * scale[p] + bias[p];
         if (add) v += load<C>(z + i * zs);
         if (mask != nullptr) mask[i * ms] = v > 0;
         if (relu) v = v > 0 ? v : C(0);
@@ -202,33 +290,89 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
 
 template <class T>
 void forward_typed(const ExecContext &ctx, const NormArgs &a) {
-    for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
-        with_steps(a, [&](auto ss, auto ps) { forward_run<T>(a, off, len, ss, ps); });
+    with_compute<T>(a, [&](auto compute) {
+        using C = typename decltype(compute)::type;
+        for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { forward_run<T, C>(a, off, len, ss, ps); });
+        });
     });
 }
 
 // ---- Backward --------------------------------------------------------------
 
-// grad_sums along a run where every element has its own groups (NHWC per
-// channel): the arrays do not overlap, which the compiler must be told (more
-// than 10 run-time alias checks otherwise, and no vectorization).
-template <bool Fused, class T>
-void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, const T *__restrict dy, int64_t dys,
-                   T *__restrict dz, int64_t dzs, const unsigned char *__restrict mask, int64_t ms,
-                   const double *__restrict mean, const double *__restrict inv, const double *__restrict scale,
-                   double *__restrict sg, double *__restrict sgx, double *__restrict sd, double *__restrict sdx) {
+// grad_sums of rows [r, r + N) (row strides xr, dyr, dzr, mr) where every
+// element of a row has its own groups and the rows share them (as
+// stats_own): the arrays do not overlap, which the compiler must be told
+// (more than 10 run-time alias checks otherwise, and no vectorization).
+template <bool Fused, class T, int64_t N>
+void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, const T *__restrict dy, int64_t dys,
+                   int64_t dyr, T *__restrict dz, int64_t dzs, int64_t dzr, const unsigned char *__restrict mask,
+                   int64_t ms, int64_t mr, const double *__restrict mean, const double *__restrict inv,
+                   const double *__restrict scale, double *__restrict sg, double *__restrict sgx,
+                   double *__restrict sd, double *__restrict sdx) {
+    for (int64_t i = 0; i < len; ++i) {
+        double s = 0, sx = 0;  // sum dy, sum dy xhat over the rows; g = dy * scale[i]
+        for (int64_t r = 0; r < N; ++r) {
+            double d = load<double>(dy + r * dyr + i * dys);
+            if constexpr (Fused) {
+                if (mask != nullptr) d = mask[r * mr + i * ms] ? d : 0.0;
+                if (dz != nullptr) store(dz + r * dzr + i * dzs, d);
+            }
+            s += d;
+            sx += d * ((load<double>(x + r * xr + i * xs) - mean[i]) * inv[i]);
+        }
+        sg[i] += s * scale[i];
+        sgx[i] += sx * scale[i];
+        sd[i] += s;
+        sdx[i] += sx;
+    }
+}
+
+// grad_sums_own over rows [r, r + N) of the run at off.
+template <class T, int64_t N>
+void grad_sums_rows(const NormArgs &a, const int64_t *off, int64_t len, const int64_t *rs, double *stat,
+                    double *param) {
+    const StridedLoop &L = a.loop;
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+    T *dz = a.dz != nullptr ? static_cast<T *>(a.dz) + off[kNormDz] : nullptr;
+    const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
+    const int64_t so = off[kNormStat], po = off[kNormParam];
+    const auto run = [&](auto fused) {
+        grad_sums_own<decltype(fused)::value, T, N>(
+            len, x, L.inner_stride(kNormX), rs[kNormX], dy, L.inner_stride(kNormIn2), rs[kNormIn2], dz,
+            L.inner_stride(kNormDz), rs[kNormDz], mask, L.inner_stride(kNormMask), rs[kNormMask], a.mean + so,
+            a.inv + so, a.scale + po, stat + so, stat + a.nstats + so, param + po, param + a.nparams + po);
+    };
+    // Without the mask and dz the body has no branches, and vectorizes.
+    if (mask != nullptr || dz != nullptr) run(std::true_type{});
+    else run(std::false_type{});
+}
+
+// grad_sums along a run in one statistics group whose elements have
+// parameter groups of their own (layer norm): the statistics sums as in
+// stats_same, the parameter ones restrict-qualified as in grad_sums_own.
+template <bool Fused, class T, class XS, class DS>
+void grad_sums_same(int64_t len, const T *__restrict x, XS xs, const T *__restrict dy, DS dys,
+                    T *__restrict dz, int64_t dzs, const unsigned char *__restrict mask, int64_t ms, double mean,
+                    double inv, const double *__restrict scale, double *__restrict sg, double *__restrict sgx,
+                    double *__restrict sd, double *__restrict sdx) {
+    double s = 0, sx = 0;
+#pragma omp simd reduction(+ : s, sx)
     for (int64_t i = 0; i < len; ++i) {
         double d = load<double>(dy + i * dys);
         if constexpr (Fused) {
             if (mask != nullptr) d = mask[i * ms] ? d : 0.0;
             if (dz != nullptr) store(dz + i * dzs, d);
         }
-        const double xh = (load<double>(x + i * xs) - mean[i]) * inv[i], g = d * scale[i];
-        sg[i] += g;
-        sgx[i] += g * xh;
+        const double xh = (load<double>(x + i * xs) - mean) * inv, g = d * scale[i];
+        s += g;
+        sx += g * xh;
         sd[i] += d;
         sdx[i] += d * xh;
     }
+    *sg += s;
+    *sgx += sx;
 }
 
 template <class T, class SS, class PS>
@@ -245,17 +389,21 @@ void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *s
     const C *inv = a.inv + off[kNormStat];
     const C *scale = a.scale + off[kNormParam];
     const int64_t so = off[kNormStat], po = off[kNormParam];
-    Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
-    Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
-    if constexpr (std::is_same_v<SS, Step1> && std::is_same_v<PS, Step1>) {
-        if (mask != nullptr || dz != nullptr)
-            grad_sums_own<true>(len, x, xs, dy, dys, dz, dzs, mask, ms, mean, inv, scale, stat + so,
-                                stat + a.nstats + so, param + po, param + a.nparams + po);
-        else
-            grad_sums_own<false>(len, x, xs, dy, dys, dz, dzs, mask, ms, mean, inv, scale, stat + so,
-                                 stat + a.nstats + so, param + po, param + a.nparams + po);
+    if constexpr (std::is_same_v<SS, Step0> && std::is_same_v<PS, Step1>) {
+        const auto run = [&](auto fused, auto x_stride, auto dy_stride) {
+            grad_sums_same<decltype(fused)::value>(len, x, x_stride, dy, dy_stride, dz, dzs, mask, ms, mean[0],
+                                                   inv[0], scale, stat + so, stat + a.nstats + so, param + po,
+                                                   param + a.nparams + po);
+        };
+        // Contiguous x and dy as such: with run-time strides GCC gathers.
+        const std::integral_constant<int64_t, 1> unit;
+        if (mask != nullptr || dz != nullptr) run(std::true_type{}, xs, dys);
+        else if (xs == 1 && dys == 1) run(std::false_type{}, unit, unit);
+        else run(std::false_type{}, xs, dys);
         return;
     }
+    Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
+    Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
     // Without the mask and dz the body has no branches, and vectorizes.
     auto run = [&](auto fused) {
         blocked(len, [&](int64_t i, int64_t l) {
@@ -283,58 +431,82 @@ void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *s
 
 template <class T>
 void grad_sums_typed(const ExecContext &ctx, const NormArgs &a) {
+    // Every element of a run has its own groups (NHWC per channel).
+    const bool own = a.loop.inner_stride(kNormStat) == 1 && a.loop.inner_stride(kNormParam) == 1;
     for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
         double *stat = a.stat_partial + b * 2 * a.nstats, *param = a.param_partial + b * 2 * a.nparams;
         for (int64_t i = 0; i < 2 * a.nstats; ++i) stat[i] = 0;
         for (int64_t i = 0; i < 2 * a.nparams; ++i) param[i] = 0;
-        walk(a, begin, end, [&](const int64_t *off, int64_t len) {
-            with_steps(a, [&](auto ss, auto ps) { grad_sums_run<T>(a, off, len, stat, param, ss, ps); });
+        walk_rows(a, begin, end, [&](const int64_t *o, int64_t len, int64_t rows, const int64_t *rs) {
+            if (own) {
+                // Rows that share their groups go kRowBlock at a time, others one by one.
+                const int64_t zero[kMaxOperands] = {};
+                const bool shared = rs[kNormStat] == 0 && rs[kNormParam] == 0;
+                row_blocks(shared ? rows : 0, [&](int64_t r, auto n) {
+                    int64_t off[kMaxOperands];
+                    for (int k = 0; k < a.loop.nops; ++k) off[k] = o[k] + r * rs[k];
+                    grad_sums_rows<T, decltype(n)::value>(a, off, len, rs, stat, param);
+                });
+                if (!shared)
+                    each_row(a, o, len, rows, rs, [&](const int64_t *off, int64_t n) {
+                        grad_sums_rows<T, 1>(a, off, n, zero, stat, param);
+                    });
+                return;
+            }
+            each_row(a, o, len, rows, rs, [&](const int64_t *off, int64_t n) {
+                with_steps(a, [&](auto ss, auto ps) { grad_sums_run<T>(a, off, n, stat, param, ss, ps); });
+            });
         });
     });
 }
 
 // dx along a run without the mask: as forward_plain (dx may be dy or x).
-template <bool Blend, class T, class SS, class PS>
+template <bool Blend, bool Params, class T, class C, class SS, class PS>
 void grad_input_plain(int64_t len, const T *x, int64_t xs, const T *dy, int64_t dys, T *dx, int64_t dxs,
-                      const double *__restrict mean, const double *__restrict inv, const double *__restrict c1,
-                      const double *__restrict c2, const double *__restrict scale, double alpha, double beta, SS ss,
-                      PS ps) {
+                      const C *__restrict ca, const C *__restrict cb, const C *__restrict cc,
+                      const C *__restrict scale, C beta, SS ss, PS ps) {
     for (int64_t i = 0; i < len; ++i) {
         const int64_t s = ss.at(i), p = ps.at(i);
-        const double xh = (load<double>(x + i * xs) - mean[s]) * inv[s];
-        double v = alpha * inv[s] * (load<double>(dy + i * dys) * scale[p] - c1[s] - xh * c2[s]);
-        if constexpr (Blend) v += beta * load<double>(dx + i * dxs);
+        C g = load<C>(dy + i * dys);
+        if constexpr (Params) g *= scale[p];
+        C v = g * ca[s] + (load<C>(x + i * xs) * cb[s] + cc[s]);
+        if constexpr (Blend) v += beta * load<C>(dx + i * dxs);
         store(dx + i * dxs, v);
     }
 }
 
-template <class T, class SS, class PS>
+template <class T, class C, class SS, class PS>
 void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS ps) {
-    using C = double;  // every pass computes in double: see NormArgs
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
     T *dx = static_cast<T *>(a.out) + off[kNormOut];
     const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
     const int64_t xs = a.loop.inner_stride(kNormX), dys = a.loop.inner_stride(kNormIn2),
                   dxs = a.loop.inner_stride(kNormOut), ms = a.loop.inner_stride(kNormMask);
-    const C *mean = a.mean + off[kNormStat];
-    const C *inv = a.inv + off[kNormStat];
-    const C *c1 = a.c1 + off[kNormStat];
-    const C *c2 = a.c2 + off[kNormStat];
-    const C *scale = a.scale + off[kNormParam];
-    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const bool params = a.cscale != nullptr;
+    const C *ca = static_cast<const C *>(a.ca) + off[kNormStat];
+    const C *cb = static_cast<const C *>(a.cb) + off[kNormStat];
+    const C *cc = static_cast<const C *>(a.cc) + off[kNormStat];
+    // Folded: the scale is not read (ca stands in).
+    const C *scale = params ? static_cast<const C *>(a.cscale) + off[kNormParam] : ca;
+    const C beta = static_cast<C>(a.beta);
     const bool blend = a.beta != 0;
     if (mask == nullptr) {
-        if (blend) grad_input_plain<true>(len, x, xs, dy, dys, dx, dxs, mean, inv, c1, c2, scale, alpha, beta, ss, ps);
-        else grad_input_plain<false>(len, x, xs, dy, dys, dx, dxs, mean, inv, c1, c2, scale, alpha, beta, ss, ps);
+        // Folded, the parameter key is never used: one instantiation for all its steps.
+        if (!params) {
+            if (blend) grad_input_plain<true, false>(len, x, xs, dy, dys, dx, dxs, ca, cb, cc, scale, beta, ss, Step0{});
+            else grad_input_plain<false, false>(len, x, xs, dy, dys, dx, dxs, ca, cb, cc, scale, beta, ss, Step0{});
+        } else {
+            if (blend) grad_input_plain<true, true>(len, x, xs, dy, dys, dx, dxs, ca, cb, cc, scale, beta, ss, ps);
+            else grad_input_plain<false, true>(len, x, xs, dy, dys, dx, dxs, ca, cb, cc, scale, beta, ss, ps);
+        }
         return;
     }
     for (int64_t i = 0; i < len; ++i) {
         const int64_t s = ss.at(i), p = ps.at(i);
-        C d = load<C>(dy + i * dys);
-        if (mask != nullptr) d = mask[i * ms] ? d : C(0);
-        const C xh = (load<C>(x + i * xs) - mean[s]) * inv[s];
-        C v = alpha * inv[s] * (d * scale[p] - c1[s] - xh * c2[s]);
+        C g = mask[i * ms] ? load<C>(dy + i * dys) : C(0);
+        if (params) g *= scale[p];
+        C v = g * ca[s] + (load<C>(x + i * xs) * cb[s] + cc[s]);
         if (blend) v += beta * load<C>(dx + i * dxs);
         store(dx + i * dxs, v);
     }
@@ -342,8 +514,11 @@ void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, P
 
 template <class T>
 void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
-    for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
-        with_steps(a, [&](auto ss, auto ps) { grad_input_run<T>(a, off, len, ss, ps); });
+    with_compute<T>(a, [&](auto compute) {
+        using C = typename decltype(compute)::type;
+        for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { grad_input_run<T, C>(a, off, len, ss, ps); });
+        });
     });
 }
 
