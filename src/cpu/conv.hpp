@@ -66,6 +66,12 @@ struct ConvPrecompPlan {
     std::size_t workspace_bytes = 0;
 };
 
+// Elements of one group's filter packed for the GEMM engine in the compute
+// type: as B of `width` columns (filter_is_b) or as A of `width` rows, over
+// a reduction of k_total (GemmKernels::packed_b_size / packed_a_size).
+int64_t conv_packed_filter_elems(Isa isa, anydnnDataType_t compute, bool filter_is_b, int64_t width,
+                                 int64_t k_total);
+
 // Whether the spatial dimensions (d, h, w extents ext, element strides
 // s[2..4]) are packed with the w stride `inner`: a dimension of extent 1 may
 // have any stride.
@@ -112,6 +118,10 @@ struct ConvBackwardPlan {
     // instead of once per tap.
     bool merge_w_taps = false;
     bool outer_parallel = false; // workers take whole images (data) or whole taps (filter)
+    // Data: the filter packed once per call (B channels last, A channels
+    // first), elements per group; the taps of phase ph start at
+    // wpk_group_elems / taps * (the taps of the phases before it).
+    int64_t wpk_group_elems = 0;
     int workers = 1;
     std::size_t gemm_ws_bytes = 0;  // per worker
     std::size_t workspace_bytes = 0;

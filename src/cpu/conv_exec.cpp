@@ -11,7 +11,19 @@ namespace {
 
 constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
 
+template <class T>
+int64_t packed_filter_elems(Isa isa, bool filter_is_b, int64_t width, int64_t k_total) {
+    const GemmKernels<T> &k = gemm_kernels<T>(isa);
+    return static_cast<int64_t>((filter_is_b ? k.packed_b_size : k.packed_a_size)(width, k_total) / sizeof(T));
+}
+
 }  // namespace
+
+int64_t conv_packed_filter_elems(Isa isa, anydnnDataType_t compute, bool filter_is_b, int64_t width,
+                                 int64_t k_total) {
+    return compute == ANYDNN_DATA_DOUBLE ? packed_filter_elems<double>(isa, filter_is_b, width, k_total)
+                                         : packed_filter_elems<float>(isa, filter_is_b, width, k_total);
+}
 
 bool conv_packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner) {
     int64_t expected = inner;
@@ -191,12 +203,7 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     // Packed once, the filter serves every image and chunk (res5's 3x3
     // filter is 9.4 MB: packing it per image cost a third of the layer at
     // mb16), and the threads sharing an image read the one copy.
-    auto packed_filter_bytes = [&](const auto &k) {
-        return (pl.channels_last ? k.packed_b_size : k.packed_a_size)(g.ocg, k_total);
-    };
-    const std::size_t packed_bytes = g.compute == ANYDNN_DATA_DOUBLE ? packed_filter_bytes(gemm_kernels<double>(h.isa))
-                                                                     : packed_filter_bytes(gemm_kernels<float>(h.isa));
-    pl.wpk_group_elems = static_cast<int64_t>(packed_bytes / esize);
+    pl.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, pl.channels_last, g.ocg, k_total);
     const std::size_t per_worker = round64(static_cast<std::size_t>(pl.image_elems) * esize) +
                                    round64(static_cast<std::size_t>(pl.scratch_elems) * esize) +
                                    2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) +

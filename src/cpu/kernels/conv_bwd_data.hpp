@@ -115,6 +115,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
 
     WorkspaceCursor cur(workspace);
     C *wr = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);
+    C *wpk = cur.take<C>(g.groups * bp.wpk_group_elems);
     struct Worker {
         C *planes, *grid;
         const C **a, **b;
@@ -145,6 +146,18 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             if (pl.tap_phase[t] == ph) phase_taps[n++] = t;
         phase_first[ph + 1] = n;
     }
+    // The filter packed once per group and phase (the taps of a phase are
+    // one batch-reduce GEMM's operand), for every image's GEMMs.
+    const int64_t wpk_tap = taps > 0 ? bp.wpk_group_elems / taps : 0;
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+        for (int64_t ph = 0; ph < pl.phases; ++ph) {
+            const C **taps_w = workers[0].b;  // the first worker's tap pointers, free until its first image
+            const int64_t first = phase_first[ph], count = phase_first[ph + 1] - first;
+            for (int64_t i = 0; i < count; ++i) taps_w[i] = filter_tap(grp, phase_taps[first + i]);
+            C *dst = wpk + grp * bp.wpk_group_elems + first * wpk_tap;
+            if (pl.channels_last) gk.pack_b(ctx, false, icg, ocg, count, taps_w, pl.w_ld, dst);
+            else gk.pack_a(ctx, true, icg, ocg, count, taps_w, pl.w_ld, dst);
+        }
     const Epilogue<T, C> epi = blend_epilogue<T, C>(p, o.dx);
     const C gemm_alpha = pl.x_direct ? epi.alpha : C(1), gemm_beta = pl.x_direct ? epi.beta : C(0);
 
@@ -183,6 +196,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                 }
                 a.a = wk.a;
                 a.b = wk.b;
+                (pl.channels_last ? a.b_packed : a.a_packed) = wpk + grp * bp.wpk_group_elems + phase_first[ph] * wpk_tap;
                 C *out = planes + grp * icg * pl.chan_stride + ph * pl.phase_stride + lo * pl.pix_stride;
                 if (pl.channels_last) {
                     a.m = hi - lo, a.n = icg, a.lda = bp.dy_pix_stride, a.ldb = pl.w_ld, a.ldc = pl.pix_stride;
