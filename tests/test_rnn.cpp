@@ -686,7 +686,8 @@ TEST_P(RnnIsa, ForwardBitsDoNotDependOnTheThreadCount) {
         Config c;
         c.p = make_rnn(cell, 9, 53, 2, true);
         c.max_t = 5;
-        c.len = {5, 1, 5, 3, 5, 5, 2, 4, 5, 0, 5, 4, 5, 5};  // 13 rows at first: 3 parts of >= 4
+        // 26 rows at first (3 parts of >= 8 rows), then fewer: 2 parts, 1.
+        c.len = {5, 1, 5, 3, 5, 5, 2, 4, 5, 0, 5, 4, 5, 5, 5, 3, 5, 5, 1, 4, 5, 2, 5, 5, 4, 3, 5};
         SCOPED_TRACE(c.to_string());
         const std::mt19937_64 saved = rng();
         std::vector<double> y[3], yi[3], hy[3];

@@ -53,7 +53,8 @@ struct ConvPrecompPlan {
     int64_t wr_elems = 0;     // reordered filter elements
     // Forward: the filter (B of every image's GEMMs channels last, A
     // channels first) packed once per call for the GEMM engine
-    // (GemmKernels::pack_b / pack_a), elements per group.
+    // (GemmKernels::pack_b / pack_a), elements per group; 0 when a single
+    // GEMM uses it (it then packs the filter itself).
     int64_t wpk_group_elems = 0;
     int64_t m_virtual = 0;    // pixel numbers computed per image: [0, m_virtual)
     // The forward's GEMMs.
@@ -119,8 +120,9 @@ struct ConvBackwardPlan {
     bool merge_w_taps = false;
     bool outer_parallel = false; // workers take whole images (data) or whole taps (filter)
     // Data: the filter packed once per call (B channels last, A channels
-    // first), elements per group; the taps of phase ph start at
-    // wpk_group_elems / taps * (the taps of the phases before it).
+    // first) when more than one image uses it, elements per group (else 0);
+    // the taps of phase ph start at wpk_group_elems / taps * (the taps of
+    // the phases before it).
     int64_t wpk_group_elems = 0;
     int workers = 1;
     std::size_t gemm_ws_bytes = 0;  // per worker

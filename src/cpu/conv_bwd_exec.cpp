@@ -74,8 +74,10 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
         const ExecContext inner{bp.outer_parallel ? 1 : threads};
         const int64_t m = pl.channels_last ? pl.plane_pixels : g.icg, n = pl.channels_last ? g.icg : pl.plane_pixels;
         bp.gemm_ws_bytes = ws_size(inner, m, n, pl.taps * g.ocg);
-        // As the forward's: the filter packed once, read by every image.
-        bp.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, pl.channels_last, g.icg, pl.taps * g.ocg);
+        // As the forward's: the filter packed once when more than one image
+        // reads it.
+        if (g.n > 1)
+            bp.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, pl.channels_last, g.icg, pl.taps * g.ocg);
         const std::size_t per_worker =
             image_bytes + 2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) + round64(bp.gemm_ws_bytes);
         bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +

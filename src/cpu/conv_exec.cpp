@@ -202,8 +202,12 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     pl.gemm_ws_bytes = ws_size(inner, m, n, k_total);
     // Packed once, the filter serves every image and chunk (res5's 3x3
     // filter is 9.4 MB: packing it per image cost a third of the layer at
-    // mb16), and the threads sharing an image read the one copy.
-    pl.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, pl.channels_last, g.ocg, k_total);
+    // mb16). Used by one GEMM only (one image, one chunk), it stays with the
+    // GEMM, which packs it a cache block at a time into L2: packing it whole
+    // first would write it out and read it back once more.
+    const int64_t filter_uses = g.n * ((pl.m_virtual + pl.chunk - 1) / pl.chunk);
+    if (filter_uses > 1)
+        pl.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, pl.channels_last, g.ocg, k_total);
     const std::size_t per_worker = round64(static_cast<std::size_t>(pl.image_elems) * esize) +
                                    round64(static_cast<std::size_t>(pl.scratch_elems) * esize) +
                                    2 * round64(static_cast<std::size_t>(pl.taps) * sizeof(void *)) +

@@ -20,8 +20,12 @@ namespace anydnn::cpu {
 namespace {
 
 constexpr std::size_t kAlign = 64;
-// The fewest rows of a step worth a thread of their own (Run::step_slots).
-constexpr int64_t kStepRowsPerThread = 4;
+// The fewest rows of a step worth a thread of their own (Run::step_slots):
+// a part of fewer rows than the GEMM tile's 8 computes them on the few-rows
+// path, and every part reads all of R where a column split reads a share.
+// With 4 (speech_in80_h256_t100, batch 8: two parts of 4 rows) the LSTM
+// forward took 8.3 ms against 3.8 ms for the column split.
+constexpr int64_t kStepRowsPerThread = 8;
 constexpr std::size_t kNone = SIZE_MAX;
 
 // The sizes of a shape, in elements; R = maxSeqLength * batchSize bounds

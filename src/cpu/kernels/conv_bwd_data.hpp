@@ -115,7 +115,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
 
     WorkspaceCursor cur(workspace);
     C *wr = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);
-    C *wpk = cur.take<C>(g.groups * bp.wpk_group_elems);
+    C *wpk = bp.wpk_group_elems > 0 ? cur.take<C>(g.groups * bp.wpk_group_elems) : nullptr;
     struct Worker {
         C *planes, *grid;
         const C **a, **b;
@@ -149,7 +149,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
     // The filter packed once per group and phase (the taps of a phase are
     // one batch-reduce GEMM's operand), for every image's GEMMs.
     const int64_t wpk_tap = taps > 0 ? bp.wpk_group_elems / taps : 0;
-    for (int64_t grp = 0; grp < g.groups; ++grp)
+    for (int64_t grp = 0; wpk != nullptr && grp < g.groups; ++grp)
         for (int64_t ph = 0; ph < pl.phases; ++ph) {
             const C **taps_w = workers[0].b;  // the first worker's tap pointers, free until its first image
             const int64_t first = phase_first[ph], count = phase_first[ph + 1] - first;
@@ -196,7 +196,9 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                 }
                 a.a = wk.a;
                 a.b = wk.b;
-                (pl.channels_last ? a.b_packed : a.a_packed) = wpk + grp * bp.wpk_group_elems + phase_first[ph] * wpk_tap;
+                if (wpk != nullptr)
+                    (pl.channels_last ? a.b_packed : a.a_packed) =
+                        wpk + grp * bp.wpk_group_elems + phase_first[ph] * wpk_tap;
                 C *out = planes + grp * icg * pl.chan_stride + ph * pl.phase_stride + lo * pl.pix_stride;
                 if (pl.channels_last) {
                     a.m = hi - lo, a.n = icg, a.lda = bp.dy_pix_stride, a.ldb = pl.w_ld, a.ldc = pl.pix_stride;
