@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/dtype.hpp"
+#include "cpu/conv_unfold.hpp"
 #include "cpu/gemm.hpp"
 
 namespace anydnn::cpu {
@@ -231,6 +232,22 @@ ops::ConvForwardProblem gemm_problem(const ops::ConvForwardProblem &p) {
     return q;
 }
 
+// IMPLICIT_PRECOMP_GEMM's problem: p on conv_gemm_geometry, unfolded along
+// w when that pays (conv_unfold.hpp). x' then comes first in the workspace.
+struct PrecompProblem {
+    ops::ConvForwardProblem folded, run;
+    std::optional<ConvUnfold> unfold;
+};
+
+PrecompProblem precomp_problem(const ops::ConvForwardProblem &p) {
+    PrecompProblem r{gemm_problem(p), {}, conv_w_unfold(gemm_problem(p).geo)};
+    r.run = r.folded;
+    if (r.unfold) r.run.geo = r.unfold->geo;
+    return r;
+}
+
+std::size_t unfold_bytes(const PrecompProblem &r) { return r.unfold ? round64(r.unfold->bytes) : 0; }
+
 const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
@@ -281,9 +298,10 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: *bytes = 0; return kSuccess;
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
+        const PrecompProblem r = precomp_problem(p);
         ConvPrecompPlan pl;
-        ANYDNN_TRY(plan_precomp(h, gemm_problem(p), &pl));
-        *bytes = pl.workspace_bytes;
+        ANYDNN_TRY(plan_precomp(h, r.run, &pl));
+        *bytes = unfold_bytes(r) + pl.workspace_bytes;
         return kSuccess;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT:
@@ -313,10 +331,15 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
     const ExecContext ctx{h.threads()};
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
-        const ops::ConvForwardProblem q = gemm_problem(p);
+        const PrecompProblem r = precomp_problem(p);
         ConvPrecompPlan pl;
-        plan_precomp(h, q, &pl);
-        k.precomp(ctx, q, pl, o, workspace);
+        plan_precomp(h, r.run, &pl);
+        ConvOperands ro = o;
+        if (r.unfold) {
+            conv_unfold_x(ctx, r.folded.geo, o.x, workspace);
+            ro.x = workspace;
+        }
+        k.precomp(ctx, r.run, pl, ro, static_cast<char *>(workspace) + unfold_bytes(r));
         return;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;
@@ -331,10 +354,10 @@ void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, 
         [&](anydnnConvolutionFwdAlgo_t algo, std::size_t *bytes) { return conv_forward_workspace(h, p, algo, bytes); },
         [&](anydnnConvolutionFwdAlgo_t algo) {
             if (algo != ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return modeled_cost(p.geo, algo, nullptr);
-            const ops::ConvForwardProblem q = gemm_problem(p);
+            const PrecompProblem r = precomp_problem(p);
             ConvPrecompPlan pl;
-            plan_precomp(h, q, &pl);
-            return modeled_cost(q.geo, algo, &pl);
+            plan_precomp(h, r.run, &pl);
+            return modeled_cost(r.run.geo, algo, &pl);
         });
 }
 
