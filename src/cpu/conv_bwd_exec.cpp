@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/dtype.hpp"
+#include "cpu/conv_unfold.hpp"
 #include "cpu/gemm.hpp"
 
 namespace anydnn::cpu {
@@ -104,6 +105,29 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     return kSuccess;
 }
 
+// ALGO_1's problem and plan: p on conv_gemm_geometry; backward filter
+// unfolded along w (conv_unfold.hpp) when its row taps do not merge in
+// place (a stride or dilation along w, CONVOLUTION mode): ResNet-50's conv1
+// ran 49 GEMMs of 3 columns, unfolded it runs 7 of 21. x' then comes first
+// in the workspace.
+struct GemmPlan {
+    ops::ConvBackwardProblem run;
+    std::optional<ConvUnfold> unfold;
+    ConvBackwardPlan bp;
+
+    std::size_t unfold_bytes() const { return unfold ? round64(unfold->bytes) : 0; }
+};
+
+Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
+    out->run = gemm_problem(p);
+    ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
+    if (dir == Direction::data || out->bp.merge_w_taps) return kSuccess;
+    out->unfold = conv_w_unfold(out->run.geo);
+    if (!out->unfold) return kSuccess;
+    out->run.geo = out->unfold->geo;
+    return plan_backward(h, out->run, dir, &out->bp);
+}
+
 const char *algo_name(anydnnConvolutionBwdDataAlgo_t algo) {
     switch (algo) {
     case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_0: return "ALGO_0";
@@ -143,9 +167,9 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
         return kSuccess;
     }
     if (static_cast<int>(algo) == 1) {
-        ConvBackwardPlan bp;
-        ANYDNN_TRY(plan_backward(h, gemm_problem(p), dir, &bp));
-        *bytes = bp.workspace_bytes;
+        GemmPlan gp;
+        ANYDNN_TRY(plan_gemm(h, p, dir, &gp));
+        *bytes = gp.unfold_bytes() + gp.bp.workspace_bytes;
         return kSuccess;
     }
     return fail(ANYDNN_STATUS_NOT_SUPPORTED, "backward %s %s is not implemented on the CPU backend",
@@ -160,9 +184,10 @@ double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     const double flops = g.flops();
     if (algo != 1) return flops * 20;
     if (g.icg == 1 && g.groups > 1) return flops * 64;
-    const ops::ConvBackwardProblem q = gemm_problem(p);
-    ConvBackwardPlan bp;
-    plan_backward(h, q, dir, &bp);
+    GemmPlan gp;
+    plan_gemm(h, p, dir, &gp);
+    const ops::ConvBackwardProblem &q = gp.run;
+    const ConvBackwardPlan &bp = gp.bp;
     // The GEMM's short side: data m = pixels, n = C, k = K; filter m = K, n = C (times the merged taps).
     const int64_t n = q.geo.icg * (bp.merge_w_taps ? q.geo.k[2] : 1);
     const int64_t narrow = std::min(n, q.geo.ocg);
@@ -201,10 +226,14 @@ void execute_conv_bwd_filter(const Handle &h, const ops::ConvBackwardProblem &p,
     const ConvBwdFilterKernels &k = conv_bwd_filter_kernels(h.isa);
     const ExecContext ctx{h.threads()};
     if (algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_1) {
-        const ops::ConvBackwardProblem q = gemm_problem(p);
-        ConvBackwardPlan bp;
-        plan_backward(h, q, Direction::filter, &bp);
-        k.gemm(ctx, q, bp, o, workspace);
+        GemmPlan gp;
+        plan_gemm(h, p, Direction::filter, &gp);
+        ConvBwdFilterOperands ro = o;
+        if (gp.unfold) {
+            conv_unfold_x(ctx, gemm_problem(p).geo, o.x, workspace);
+            ro.x = workspace;
+        }
+        k.gemm(ctx, gp.run, gp.bp, ro, static_cast<char *>(workspace) + gp.unfold_bytes());
     } else {
         k.direct(ctx, p, o);
     }
