@@ -118,7 +118,12 @@ struct ConvBackwardPlan {
     // or any layout when C = 1), and dy is packed once per filter row
     // instead of once per tap.
     bool merge_w_taps = false;
-    bool outer_parallel = false; // workers take whole images (data) or whole taps (filter)
+    // Filter: each GEMM's pixels in k_parts parts (fixed by the problem),
+    // summed into partial ([gemm][part][K][n], partial_elems) and added in
+    // part order.
+    int64_t k_parts = 1;
+    int64_t partial_elems = 0;
+    bool outer_parallel = false; // workers take whole images (data) or whole taps or parts (filter)
     // Data: the filter packed once per call (B channels last, A channels
     // first) when more than one image uses it, elements per group (else 0);
     // the taps of phase ph start at wpk_group_elems / taps * (the taps of

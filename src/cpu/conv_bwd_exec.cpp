@@ -19,6 +19,12 @@ constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63
 // its reduction and the fewer passes over dw.
 constexpr std::size_t kFilterBatchBytes = std::size_t{32} << 20;
 
+// Backward filter splits the pixels of each GEMM into parts until there are
+// about this many work items (4 per thread on 2 threads), each part at
+// least kFilterMinPartPixels pixels long.
+constexpr int64_t kFilterMinItems = 8;
+constexpr int64_t kFilterMinPartPixels = 512;
+
 enum class Direction { data, filter };
 
 // p on conv_gemm_geometry.
@@ -92,14 +98,24 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
                       g.k[2] > 1 && g.stride[2] == 1 && g.dil[2] == 1 && g.ws[4] == g.icg;
     const int64_t gemms = bp.merge_w_taps ? g.k[0] * g.k[1] : g.groups * pl.taps;
     const int64_t gemm_n = bp.merge_w_taps ? g.k[2] * g.icg : g.icg;
-    // Whole GEMMs per thread when there are enough of them (their C, K x C,
-    // is small next to their reduction).
-    bp.outer_parallel = threads > 1 && gemms >= 2 * threads && g.flops() >= 1e6;
+    // Few GEMMs (a 1x1 filter is one, a 7x7 first layer's rows seven) split
+    // their reduction, the pixels, into k_parts summed in part order: the
+    // number of parts depends on the problem alone, so the sum's order, and
+    // its bits, do not depend on the thread count. Whole GEMMs per thread
+    // then (their C, K x C, is small next to their reduction): a GEMM split
+    // along its small C packs its long operands once per thread.
+    const bool split = gemms < kFilterMinItems && g.flops() >= 1e6;
+    bp.k_parts = split ? std::clamp<int64_t>(pl.m_virtual / kFilterMinPartPixels, 1,
+                                             (kFilterMinItems + gemms - 1) / gemms)
+                       : 1;
+    bp.partial_elems = bp.k_parts > 1 ? gemms * bp.k_parts * g.ocg * gemm_n : 0;
+    bp.outer_parallel = threads > 1 && gemms * bp.k_parts >= 2 * threads && g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
     bp.gemm_ws_bytes = ws_size(ExecContext{bp.outer_parallel ? 1 : threads}, g.ocg, gemm_n, bp.images * pl.m_virtual);
     const std::size_t per_worker = 2 * round64(static_cast<std::size_t>(bp.images) * sizeof(void *)) +
                                    round64(bp.gemm_ws_bytes);
     bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +
+                         round64(static_cast<std::size_t>(bp.partial_elems) * esize) +
                          static_cast<std::size_t>(bp.images) * image_bytes +
                          static_cast<std::size_t>(bp.workers) * per_worker;
     return kSuccess;

@@ -21,6 +21,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
 
     WorkspaceCursor cur(workspace);
     C *sums = pl.w_direct ? nullptr : cur.take<C>(pl.wr_elems);  // [group][tap][oc][ic]
+    C *partial = cur.take<C>(bp.partial_elems);                   // [gemm][part][oc][n]
     C *planes = cur.take<C>(nb_max * pl.image_elems);
     C *grid = cur.take<C>(nb_max * bp.dy_image_elems);
     struct Worker {
@@ -63,23 +64,43 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             });
         }
         // dW_t of group grp over the chunk's images (or of the filter row q
-        // when merge_w_taps): one batch-reduce GEMM.
+        // when merge_w_taps): one batch-reduce GEMM, or k_parts of them over
+        // parts of the pixels whose sums are added afterwards.
         const int64_t row_taps = bp.merge_w_taps ? g.k[2] : 1;
-        auto tap_gemm = [&](int64_t q, const C **a_ptr, const C **b_ptr, void *gemm_ws, const ExecContext &inner) {
+        const int64_t gemms = g.groups * taps / row_taps, parts = bp.k_parts, n_cols = icg * row_taps;
+        // Where GEMM q's result goes, and how it blends: the filter itself
+        // takes alpha and beta; the sums get them when written out.
+        struct Dest {
+            C *c;
+            int64_t ldc;
+            C alpha, beta;
+        };
+        auto dest = [&](int64_t q) {
             const int64_t grp = q * row_taps / taps, t = q * row_taps % taps;
+            if (pl.w_direct)
+                return Dest{reinterpret_cast<C *>(o.dw) + grp * ocg * g.ws[0] + pl.tap_w[t], g.ws[0], alpha,
+                            i0 == 0 ? beta : C(1)};
+            return Dest{sums + (grp * taps + t) * ocg * icg, icg, C(1), i0 == 0 ? C(0) : C(1)};
+        };
+        // Work item w: GEMM q = w / parts over its pixels' part w % parts.
+        auto item = [&](int64_t w, const C **a_ptr, const C **b_ptr, void *gemm_ws, const ExecContext &inner) {
+            const int64_t q = w / parts, part = w % parts;
+            const int64_t grp = q * row_taps / taps, t = q * row_taps % taps;
+            const int64_t k0 = pl.m_virtual * part / parts, k1 = pl.m_virtual * (part + 1) / parts;
             for (int64_t i = 0; i < nb; ++i) {
                 const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0]
                                           : planes + i * pl.image_elems;
                 const C *di = bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + i) * g.ys[0]
                                            : grid + i * bp.dy_image_elems;
                 b_ptr[i] = xi + grp * icg * pl.chan_stride + pl.tap_phase[t] * pl.phase_stride +
-                           pl.tap_pixel[t] * pl.pix_stride;
-                a_ptr[i] = di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride);
+                           (pl.tap_pixel[t] + k0) * pl.pix_stride;
+                a_ptr[i] = di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride) +
+                           k0 * (pl.channels_last ? bp.dy_pix_stride : 1);
             }
             BrgemmArgs<C> a;
             a.m = ocg;
-            a.n = icg * row_taps;
-            a.k = pl.m_virtual;
+            a.n = n_cols;
+            a.k = k1 - k0;
             a.batch = nb;
             a.a = a_ptr;
             a.b = b_ptr;
@@ -88,32 +109,40 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             } else {
                 a.lda = bp.dy_chan_stride, a.trans_b = true, a.ldb = bp.merge_w_taps ? 1 : pl.chan_stride;
             }
-            // The filter itself takes alpha and beta; the sums get them when written out.
-            if (pl.w_direct) {
-                a.c = reinterpret_cast<C *>(o.dw) + grp * ocg * g.ws[0] + pl.tap_w[t];
-                a.ldc = g.ws[0];
-                a.alpha = alpha;
-                a.beta = i0 == 0 ? beta : C(1);
+            const Dest d = dest(q);
+            if (parts == 1) {
+                a.c = d.c, a.ldc = d.ldc, a.alpha = d.alpha, a.beta = d.beta;
             } else {
-                a.c = sums + (grp * taps + t) * ocg * icg;
-                a.ldc = icg;
-                a.alpha = 1;
-                a.beta = i0 == 0 ? C(0) : C(1);
+                a.c = partial + w * ocg * n_cols, a.ldc = n_cols, a.alpha = 1, a.beta = 0;
             }
             gk.brgemm(inner, a, gemm_ws);
         };
         if (bp.outer_parallel) {
-            // Whole taps per thread: no GEMM splits its small C, nor packs an operand twice.
+            // Whole GEMMs or parts per thread: no GEMM splits its small C, nor packs an operand twice.
 #pragma omp parallel num_threads(nworkers)
             {
                 const int tid = omp_get_thread_num(), team = omp_get_num_threads();
-                for (int64_t q = tid; q < g.groups * taps / row_taps; q += team)
-                    tap_gemm(q, workers[tid].a, workers[tid].b, workers[tid].gemm_ws, ExecContext{1});
+                for (int64_t w = tid; w < gemms * parts; w += team)
+                    item(w, workers[tid].a, workers[tid].b, workers[tid].gemm_ws, ExecContext{1});
             }
         } else {
-            for (int64_t q = 0; q < g.groups * taps / row_taps; ++q)
-                tap_gemm(q, workers[0].a, workers[0].b, workers[0].gemm_ws, ctx);
+            for (int64_t w = 0; w < gemms * parts; ++w) item(w, workers[0].a, workers[0].b, workers[0].gemm_ws, ctx);
         }
+        if (parts == 1) continue;
+        // The parts of each GEMM added in part order (the same bits on any thread count).
+        parallel_ranges(ctx, gemms * ocg, conv_grain(n_cols), [&](int64_t begin, int64_t end) {
+            for (int64_t r = begin; r < end; ++r) {
+                const int64_t q = r / ocg, oc = r % ocg;
+                const Dest d = dest(q);
+                C *out = d.c + oc * d.ldc;
+                const C *src = partial + (q * parts * ocg + oc) * n_cols;
+                for (int64_t j = 0; j < n_cols; ++j) {
+                    C v = src[j];
+                    for (int64_t part = 1; part < parts; ++part) v += src[part * ocg * n_cols + j];
+                    out[j] = d.beta == C(0) ? d.alpha * v : d.alpha * v + d.beta * out[j];
+                }
+            }
+        });
     }
     if (pl.w_direct) return;
     Epilogue<T, C> e;
