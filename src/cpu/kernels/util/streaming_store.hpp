@@ -53,7 +53,7 @@ inline void stream_copy(T *dst, const T *src, int64_t n) {
     const char *s = reinterpret_cast<const char *>(src);
     int64_t bytes = n * static_cast<int64_t>(sizeof(T));
     const int64_t head = imin_((kVec - static_cast<int64_t>(reinterpret_cast<uintptr_t>(d) % kVec)) % kVec, bytes);
-    std::memcpy(d, s, static_cast<size_t>(head));
+    if (head) std::memcpy(d, s, static_cast<size_t>(head));  // a call even for 0 bytes: rows of 64 pay it
     d += head, s += head, bytes -= head;
     for (; bytes >= kVec; d += kVec, s += kVec, bytes -= kVec) {
 #if ANYDNN_ISA_avx512
@@ -62,7 +62,7 @@ inline void stream_copy(T *dst, const T *src, int64_t n) {
         _mm256_stream_si256(reinterpret_cast<__m256i *>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s)));
 #endif
     }
-    std::memcpy(d, s, static_cast<size_t>(bytes));
+    if (bytes) std::memcpy(d, s, static_cast<size_t>(bytes));
 #else
     std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
 #endif
