@@ -38,6 +38,7 @@ namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
 constexpr int64_t kColumns = 64;    // softmaxes per column block
+constexpr int64_t kRowGroup = 64;     // adjacent short rows that rows_forward takes at once
 constexpr int64_t kColumnSteps = 64;  // elements per softmax that a streamed column block stages (16 KiB of f32)
 constexpr int64_t kGrain = 4096;    // elements per thread, at least (exp makes them dear)
 
@@ -186,7 +187,7 @@ template <class C>
     for (int64_t i = 0; i < n; ++i) y[i] = alpha * ((x[i] - m) - log_sum);
 }
 
-// rows <= kStreamingChunk / len adjacent softmaxes of len contiguous
+// rows <= kRowGroup adjacent softmaxes of len contiguous
 // elements at x, written to out (beta 0, out x or disjoint from it); the
 // passes after the max read x and out from L1. Each pass runs over every
 // row before the next starts: the rows' reductions (and their folds) are
@@ -195,7 +196,7 @@ template <class C>
 template <class C>
 [[gnu::noinline]] void rows_forward(const C *x, C *out, int64_t rows, int64_t len, Alg alg, C alpha) {
     const bool fast = alg == Alg::fast;
-    C m[kStreamingChunk], s[kStreamingChunk];
+    C m[kRowGroup], s[kRowGroup];
     for (int64_t r = 0; r < rows; ++r) m[r] = fast ? C(0) : row_max(x + r * len, len);
     if (alg == Alg::log) {  // out may be x: the terms do not go there
         for (int64_t r = 0; r < rows; ++r) s[r] = row_sum_exp<C>(x + r * len, len, m[r], false, nullptr);
@@ -582,7 +583,7 @@ void forward_typed(const ExecContext &ctx, const SoftmaxForwardArgs &a, Alg alg)
             const StridedLoop &outer = a.loops.outer;
             const bool stream = use_streaming_stores(outer.total() * len * int64_t(sizeof(T)), y, x);
             const int64_t sy = outer.inner_stride(0), sx = outer.inner_stride(1);
-            const int64_t group = sy == len && sx == len ? kStreamingChunk / len : 1;
+            const int64_t group = sy == len && sx == len ? imin_(kRowGroup, kStreamingChunk / len) : 1;
             for_each_softmax(
                 ctx, a.loops, false,
                 [&](const int64_t *off, int64_t n) {
