@@ -68,6 +68,33 @@ inline void stream_copy(T *dst, const T *src, int64_t n) {
 #endif
 }
 
+// dst[i] = src[i] * k with streaming stores (T float or double): a scaling
+// pass and stream_copy in one, one store per vector fewer (Zen 4 stores a
+// 512-bit vector in two cycles).
+template <class T>
+inline void stream_scale(T *dst, const T *src, int64_t n, T k) {
+    int64_t i = 0;
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#if ANYDNN_ISA_avx512
+    constexpr int64_t kVec = 64;
+#else
+    constexpr int64_t kVec = 32;
+#endif
+    constexpr int64_t W = kVec / sizeof(T);
+    for (; i < n && reinterpret_cast<uintptr_t>(dst + i) % kVec != 0; ++i) dst[i] = src[i] * k;
+    for (; i + W <= n; i += W) {
+#if ANYDNN_ISA_avx512
+        if constexpr (sizeof(T) == 4) _mm512_stream_ps(dst + i, _mm512_mul_ps(_mm512_loadu_ps(src + i), _mm512_set1_ps(k)));
+        else _mm512_stream_pd(dst + i, _mm512_mul_pd(_mm512_loadu_pd(src + i), _mm512_set1_pd(k)));
+#else
+        if constexpr (sizeof(T) == 4) _mm256_stream_ps(dst + i, _mm256_mul_ps(_mm256_loadu_ps(src + i), _mm256_set1_ps(k)));
+        else _mm256_stream_pd(dst + i, _mm256_mul_pd(_mm256_loadu_pd(src + i), _mm256_set1_pd(k)));
+#endif
+    }
+#endif
+    for (; i < n; ++i) dst[i] = src[i] * k;
+}
+
 // Orders this thread's streaming stores before its later stores (and before
 // the barrier that ends a parallel region): streaming stores are weakly
 // ordered, so every thread that streamed fences before the barrier.
