@@ -6,17 +6,23 @@
 // ways to vectorize, picked per problem:
 // - rows: the elements of one softmax are contiguous in every operand
 //   (CHANNEL mode in NHWC, INSTANCE mode of packed tensors); reductions run
-//   in kLanes independent partial results, which GCC vectorizes without
-//   reassociating anything. Strided rows (the general fallback) take the
-//   same code with strided loads.
+//   in one vector register of partial results, folded by halves at the end
+//   (reduce: a fixed order, whatever the thread count). Strided rows (the
+//   general fallback) take the same code with strided loads.
 // - columns: the softmaxes are contiguous and their elements strided (CHANNEL
 //   mode in NCHW: C has stride H*W); a block of up to kColumns neighbouring
 //   softmaxes advances together, one vector lane per softmax.
-// FAST and ACCURATE store each e^(x - max) into y when y holds the compute
-// type and beta is 0, and scale it in the last pass instead of computing the
-// exponential twice. On tensors beyond the cache (streaming_store.hpp) a
-// contiguous row of up to kStreamingChunk elements is staged in L1 instead
-// and streamed to y, so y is written once and never read.
+// ACCURATE and LOG take the exponential of x - max <= 0 (exp_le0: about 20
+// vector instructions per 16 floats, half of vexp's), FAST vexp's whole
+// range. FAST and ACCURATE compute each term once: stored into y when y
+// holds the compute type and beta is 0, and scaled in the last pass.
+// Contiguous rows of up to kStreamingChunk elements in the compute type
+// (beta 0) take rows_forward, all passes in one call, a group of up to
+// kRowGroup adjacent rows at a time (NHWC: 1024 / C of them), pass by pass so
+// that the rows' reductions overlap. On tensors beyond the cache
+// (streaming_store.hpp) those rows, and NCHW column blocks of up to
+// kColumnSteps channels, are computed in an L1 buffer and streamed to y, so
+// y is written once and never read.
 //
 // Compile time: the passes' math (the vectorized vexp/vlog bodies) is
 // compiled once per compute type, on contiguous buffers of it, and kept out
@@ -97,14 +103,6 @@ template <class C>
 // order is fixed, so any thread count gives the same result. get(at) is the
 // value at i of the operands p: at(p) loads the vector at p + i, then
 // (the tail) the value p[i]; step combines values or vectors alike.
-#if ANYDNN_ISA_avx512
-constexpr int kVecBytes = 64;
-#elif ANYDNN_ISA_avx2
-constexpr int kVecBytes = 32;
-#else
-constexpr int kVecBytes = 16;
-#endif
-
 // v with its lanes rotated by H: lane j gets lane j + H (mod the width).
 template <int H, class V, size_t... J>
 ANYDNN_ALWAYS_INLINE V rotated(V v, std::index_sequence<J...>) {
@@ -124,8 +122,8 @@ ANYDNN_ALWAYS_INLINE V fold(V v, Step &step) {
 
 template <class C, class Step, class Get>
 ANYDNN_ALWAYS_INLINE C reduce(int64_t n, C start, Step &&step, Get &&get) {
-    typedef C V __attribute__((vector_size(kVecBytes)));
-    constexpr int W = kVecBytes / sizeof(C);
+    typedef C V __attribute__((vector_size(kVectorBytes)));
+    constexpr int W = kVectorBytes / sizeof(C);
     V acc = V{} + start;
     int64_t i = 0;
     for (; i + W <= n; i += W)

@@ -44,11 +44,7 @@ inline bool use_streaming_stores(int64_t out_bytes, const void *out, const void 
 template <class T>
 inline void stream_copy(T *dst, const T *src, int64_t n) {
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
-#if ANYDNN_ISA_avx512
-    constexpr int64_t kVec = 64;
-#else
-    constexpr int64_t kVec = 32;
-#endif
+    constexpr int64_t kVec = kVectorBytes;
     char *d = reinterpret_cast<char *>(dst);
     const char *s = reinterpret_cast<const char *>(src);
     int64_t bytes = n * static_cast<int64_t>(sizeof(T));
@@ -75,13 +71,8 @@ template <class T>
 inline void stream_scale(T *dst, const T *src, int64_t n, T k) {
     int64_t i = 0;
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
-#if ANYDNN_ISA_avx512
-    constexpr int64_t kVec = 64;
-#else
-    constexpr int64_t kVec = 32;
-#endif
-    constexpr int64_t W = kVec / sizeof(T);
-    for (; i < n && reinterpret_cast<uintptr_t>(dst + i) % kVec != 0; ++i) dst[i] = src[i] * k;
+    constexpr int64_t W = kVectorBytes / sizeof(T);
+    for (; i < n && reinterpret_cast<uintptr_t>(dst + i) % kVectorBytes != 0; ++i) dst[i] = src[i] * k;
     for (; i + W <= n; i += W) {
 #if ANYDNN_ISA_avx512
         if constexpr (sizeof(T) == 4) _mm512_stream_ps(dst + i, _mm512_mul_ps(_mm512_loadu_ps(src + i), _mm512_set1_ps(k)));
