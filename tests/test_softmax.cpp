@@ -147,6 +147,48 @@ TEST_P(Softmax, LargeTensorsAndEveryPath) {
                     }
 }
 
+// Contiguous rows of up to 1024 elements run a group of adjacent rows at a
+// time (1024 / C of them), pass by pass: channel counts around the vector
+// width and the group, position counts that leave a partial group, padded
+// (one row a group), beta != 0 (the general path) and double; NCHW columns
+// around the block of 64.
+TEST_P(Softmax, RowGroupsAndColumnBlocks) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    for (int c : {1, 17, 63, 64, 65, 1000, 1024, 1025})
+        for (anydnnSoftmaxAlgorithm_t algo : kAlgos)
+            for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE}) {
+                const int n = c > 100 ? 1 : 3, hh = c > 100 ? 3 : 5;  // 105 positions, 21 for the long rows
+                const std::vector<int> dims = {n, c, hh, 7};
+                const Shape gaps_nhwc{dims, {(hh * (7 * (c + 3) + 5) + 2), 1, 7 * (c + 3) + 5, c + 3}};
+                for (const Shape &s : {packed_nhwc(dims), gaps_nhwc, packed(dims)})
+                    for (double beta : {0.0, 0.5}) {
+                        SCOPED_TRACE(name_of(algo, ANYDNN_SOFTMAX_MODE_CHANNEL) + " " + dtype_name(dt) + " " +
+                                     s.to_string() + " beta " + std::to_string(beta));
+                        check(h, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, dt, s, s, 0.75, beta);
+                    }
+            }
+}
+
+// Each softmax's reductions run in one order whatever the thread count.
+TEST_P(Softmax, ThreadCountsGiveIdenticalResults) {
+    Handle h1(GetParam(), 1), h2(GetParam(), 2);
+    SKIP_IF_UNAVAILABLE(h1);
+    for (int c : {17, 64, 1000})
+        for (const Shape &s : {packed_nhwc({9, c, 7, 11}), packed({9, c, 7, 11})})
+            for (anydnnSoftmaxAlgorithm_t algo : kAlgos) {
+                SCOPED_TRACE(name_of(algo, ANYDNN_SOFTMAX_MODE_CHANNEL) + " " + s.to_string());
+                Tensor x(s, ANYDNN_DATA_FLOAT), y1(s, ANYDNN_DATA_FLOAT), y2(s, ANYDNN_DATA_FLOAT);
+                x.fill_random(-3, 3);
+                const float one = 1, zero = 0;
+                ASSERT_OK(anydnnSoftmaxForward(h1, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc(), x.data(), &zero,
+                                               y1.desc(), y1.data()));
+                ASSERT_OK(anydnnSoftmaxForward(h2, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &one, x.desc(), x.data(), &zero,
+                                               y2.desc(), y2.data()));
+                EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), s.span() * sizeof(float)));
+            }
+}
+
 TEST_P(Softmax, InPlace) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);

@@ -96,6 +96,34 @@ TEST_P(StreamingStores, SoftmaxRows) {
     }
 }
 
+// CHANNEL mode over a few channels, just above 16 MiB, with a position count
+// that is odd: NHWC (rows of C, 1024 / C of them staged at a time, the last
+// group partial) and NCHW (column blocks of 64 positions staged whole, the
+// last one partial; C = 37 leaves a block's lines unaligned).
+TEST_P(StreamingStores, SoftmaxShortRowsAndColumns) {
+    Handle h(GetParam()), h1(GetParam(), 1);
+    SKIP_IF_UNAVAILABLE(h);
+    const float alpha = 0.75f, zero = 0.0f;
+    const std::pair<int, int> sizes[] = {{64, 65537}, {17, 246725}, {37, 113361}};  // C, positions
+    for (const auto &[c, positions] : sizes)
+        for (const Shape &s : {packed_nhwc({1, c, 1, positions}), packed({1, c, 1, positions})}) {
+            Tensor x(s, ANYDNN_DATA_FLOAT), y(s, ANYDNN_DATA_FLOAT), y1(s, ANYDNN_DATA_FLOAT);
+            x.fill_random(-8, 8);
+            for (anydnnSoftmaxAlgorithm_t algo : {ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_LOG}) {
+                SCOPED_TRACE(std::to_string(algo) + " " + s.to_string());
+                y.poison();
+                ASSERT_OK(anydnnSoftmaxForward(h, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc(), x.data(),
+                                               &zero, y.desc(), y.data()));
+                expect_close(y.values(), ref::softmax_forward(algo, ANYDNN_SOFTMAX_MODE_CHANNEL, 0.75, x, 0.0, y),
+                             1e-5, 1e-6, "softmax");
+                EXPECT_TRUE(y.guards_intact());
+                ASSERT_OK(anydnnSoftmaxForward(h1, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc(), x.data(),
+                                               &zero, y1.desc(), y1.data()));
+                EXPECT_EQ(y.values(), y1.values()) << "1 and 2 threads";
+            }
+        }
+}
+
 // NCHW: pixel lanes, a run of up to 256 pixels per channel.
 TEST_P(StreamingStores, LrnForward) {
     Handle h(GetParam());

@@ -27,6 +27,15 @@
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 
+// Bytes of the level's vector register.
+#if ANYDNN_ISA_avx512
+constexpr int kVectorBytes = 64;
+#elif ANYDNN_ISA_avx2
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+
 inline float fmin_(float a, float b) { return a < b ? a : b; }
 inline float fmax_(float a, float b) { return a > b ? a : b; }
 inline double fmin_(double a, double b) { return a < b ? a : b; }
