@@ -80,6 +80,15 @@ ANYDNN_ALWAYS_INLINE float abs_min(float x, float hi) {
     return a > hi ? hi : a;
 }
 
+// P(s) / Q(s) by Horner, the coefficients from the highest degree down.
+template <int NP, int NQ>
+ANYDNN_ALWAYS_INLINE float rational(float s, const float (&p)[NP], const float (&q)[NQ]) {
+    float a = p[0], b = q[0];
+    for (int i = 1; i < NP; ++i) a = a * s + p[i];
+    for (int i = 1; i < NQ; ++i) b = b * s + q[i];
+    return a / b;
+}
+
 }  // namespace vmath_detail
 
 ANYDNN_ALWAYS_INLINE float vexp(float x) { return vmath_detail::exp_sum(x, 0.0f); }
@@ -158,19 +167,10 @@ ANYDNN_ALWAYS_INLINE float vsigmoid(float x) {
 // division, against about 45 for tanh from expm1: the activation and the
 // RNN cells are bound by it. The last clamp keeps rounding above 1 out.
 ANYDNN_ALWAYS_INLINE float vtanh(float x) {
+    constexpr float kP[] = {1.335317190e-08f, 2.060802217e-05f, 3.495525336e-03f, 1.338097304e-01f, 1.0f};
+    constexpr float kQ[] = {7.775951758e-07f, 3.285530838e-04f, 2.587674558e-02f, 4.671428800e-01f, 1.0f};
     const float a = vmath_detail::abs_min(x, 9.0f);
-    const float s = a * a;
-    float p = 1.335317190e-08f;
-    p = p * s + 2.060802217e-05f;
-    p = p * s + 3.495525336e-03f;
-    p = p * s + 1.338097304e-01f;
-    p = p * s + 1.0f;
-    float q = 7.775951758e-07f;
-    q = q * s + 3.285530838e-04f;
-    q = q * s + 2.587674558e-02f;
-    q = q * s + 4.671428800e-01f;
-    q = q * s + 1.0f;
-    const float t = a * (p / q);
+    const float t = a * vmath_detail::rational(a * a, kP, kQ);
     return std::copysign(t > 1.0f ? 1.0f : t, x);
 }
 
@@ -194,21 +194,12 @@ ANYDNN_ALWAYS_INLINE void square_parts(float x, float &hi, float &lo) {
 // operations and one division, against about 60 for a Phi that is
 // relative-accurate in the lower tail from erfc's asymptotic form.
 ANYDNN_ALWAYS_INLINE float vnormcdf(float x) {
+    constexpr float kP[] = {2.099479879e-08f, 6.402646250e-06f, 1.858723554e-04f,
+                            4.780933727e-03f, 3.559433296e-02f, 3.989422023e-01f};
+    constexpr float kQ[] = {1.149776381e-06f, 7.874344738e-05f, 1.981818583e-03f,
+                            2.963444218e-02f, 2.558870316e-01f, 1.0f};
     const float a = vmath_detail::abs_min(x, 5.8f);
-    const float s = a * a;
-    float p = 2.099479879e-08f;
-    p = p * s + 6.402646250e-06f;
-    p = p * s + 1.858723554e-04f;
-    p = p * s + 4.780933727e-03f;
-    p = p * s + 3.559433296e-02f;
-    p = p * s + 3.989422023e-01f;
-    float q = 1.149776381e-06f;
-    q = q * s + 7.874344738e-05f;
-    q = q * s + 1.981818583e-03f;
-    q = q * s + 2.963444218e-02f;
-    q = q * s + 2.558870316e-01f;
-    q = q * s + 1.0f;
-    const float h = a * (p / q);  // |Phi(x) - 1/2|
+    const float h = a * vmath_detail::rational(a * a, kP, kQ);  // |Phi(x) - 1/2|
     return 0.5f + std::copysign(h > 0.5f ? 0.5f : h, x);
 }
 
