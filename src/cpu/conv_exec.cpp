@@ -240,7 +240,9 @@ struct PrecompProblem {
 };
 
 PrecompProblem precomp_problem(const ops::ConvForwardProblem &p) {
-    PrecompProblem r{gemm_problem(p), {}, conv_w_unfold(gemm_problem(p).geo)};
+    PrecompProblem r;
+    r.folded = gemm_problem(p);
+    r.unfold = conv_w_unfold(r.folded.geo);
     r.run = r.folded;
     if (r.unfold) r.run.geo = r.unfold->geo;
     return r;
