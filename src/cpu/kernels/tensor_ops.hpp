@@ -79,9 +79,9 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
     const int64_t sy = L.inner_stride(0);
     // y in the compute type and contiguous: the math writes (and blends) it in place.
     const bool y_contiguous = out.is_compute && sy == 1;
-    // n elements of y at yp, from x at xp stepping sx (byte pointers).
-    auto run = [&](const char *xp, int64_t sx, char *yp, int64_t n) {
-        const bool stream_run = stream && sy == 1 && n >= kStreamingMinRun;
+    // n elements of y at yp, from x at xp stepping sx (byte pointers);
+    // stream_run: with streaming stores (y contiguous).
+    auto run = [&](const char *xp, int64_t sx, char *yp, int64_t n, bool stream_run) {
         const bool y_direct = y_contiguous && !stream_run;
         // A broadcast scalar is staged once and stays one element.
         alignas(64) C xb[kStage], ob[kStage];
@@ -119,7 +119,8 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
         parallel_ranges(ctx, tp.items, grain, [&](int64_t begin, int64_t end) {
             for_each_transposed_run(L, tp, in.size, out.size, x, y, begin, end,
                                     [&](const void *xr, void *yr, int64_t n) {
-                                        run(static_cast<const char *>(xr), 1, static_cast<char *>(yr), n);
+                                        // The buffer is the staging: even short rows stream.
+                                        run(static_cast<const char *>(xr), 1, static_cast<char *>(yr), n, stream);
                                     });
             if (stream) streaming_fence();
         });
@@ -128,7 +129,7 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
     const int64_t sx = L.inner_stride(1);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
-            run(x + off[1] * in.size, sx, y + off[0] * out.size, n);
+            run(x + off[1] * in.size, sx, y + off[0] * out.size, n, stream && sy == 1 && n >= kStreamingMinRun);
         });
         if (stream) streaming_fence();
     });

@@ -121,19 +121,26 @@ template <class E>
 // Bytes of the L1 buffer a block is transposed into.
 constexpr int64_t kTransposeBytes = 16384;
 
+// Rows and columns a block needs at least on a side for its segments there
+// to be whole cache lines and long enough for the prefetchers: 256 bytes of
+// f32.
+constexpr int64_t kTransposeSide = 64;
+
 // How a StridedLoop (operand 0 = y, 1 = x) splits into transposes: y's
 // innermost dimension (cols, contiguous in y) steps x by ldx, and dimension
 // j (rows, contiguous in x) steps y by ldy. Each outer index (the other
-// dimensions) is cut into strips of `strip` rows, moved `width` columns at a
-// time; an item is one strip.
+// dimensions) is cut into blocks of `strip` rows by `width` columns; an
+// item is one block.
 struct TransposePlan {
     int j = -1;  // -1: not a transpose
     int64_t rows = 0, cols = 0, ldx = 0, ldy = 0;
-    int64_t strip = 0, width = 0, strips = 0, items = 0;
+    int64_t strip = 0, width = 0, strips = 0, widths = 0, items = 0;
 };
 
 // x's element size decides the block: its buffer holds strip x width
-// elements.
+// elements. A block is about square (kTransposeSide on each side) unless
+// one side is short, when the other takes the rest of the buffer: C = 3
+// moves 3 x 1360 blocks, not 3 x 64.
 inline TransposePlan plan_transpose(const StridedLoop &L, int64_t xsize) {
     TransposePlan p;
     const int in = L.nd - 1;
@@ -144,47 +151,47 @@ inline TransposePlan plan_transpose(const StridedLoop &L, int64_t xsize) {
     p.rows = L.dims[p.j], p.cols = L.inner();
     p.ldx = L.strides[1][in], p.ldy = L.strides[0][p.j];
     const int64_t elems = kTransposeBytes / xsize;
-    // At least a tile of rows; wide outputs are moved in parts of elems / kTile columns.
-    p.width = imin_(p.cols, elems / kTile);
-    p.strip = elems / p.width / kTile * kTile;
+    // Parts of a side shorter than the whole are whole tiles.
+    auto side = [](int64_t want, int64_t all) { return want >= all ? all : want / kTile * kTile; };
+    p.width = side(elems / imin_(p.rows, kTransposeSide), p.cols);
+    p.strip = side(elems / p.width, p.rows);
     p.strips = (p.rows + p.strip - 1) / p.strip;
-    p.items = L.total() / (p.rows * p.cols) * p.strips;
+    p.widths = (p.cols + p.width - 1) / p.width;
+    p.items = L.total() / (p.rows * p.cols) * p.strips * p.widths;
     return p;
 }
 
 // Calls emit(xrun, yrun, n) for the y runs of items [begin, end) of p, where
 // xrun holds n elements of x's type, contiguous, for the n contiguous
-// elements of y at yrun (byte pointers). A strip whose rows follow each
+// elements of y at yrun (byte pointers). A block whose rows follow each
 // other in y is one run.
 template <class Emit>
 void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64_t xsize, int64_t ysize,
                              const void *x, void *y, int64_t begin, int64_t end, Emit &&emit) {
     alignas(64) unsigned char buf[kTransposeBytes];
     for (int64_t item = begin; item < end; ++item) {
-        int64_t outer = item / p.strips, xo = 0, yo = 0;
+        const int64_t c0 = item % p.widths * p.width, r0 = item / p.widths % p.strips * p.strip;
+        int64_t outer = item / p.widths / p.strips, xo = 0, yo = 0;
         for (int d = L.nd - 2; d >= 0; --d) {
             if (d == p.j) continue;
             xo += outer % L.dims[d] * L.strides[1][d];
             yo += outer % L.dims[d] * L.strides[0][d];
             outer /= L.dims[d];
         }
-        const int64_t r0 = item % p.strips * p.strip, nr = imin_(p.strip, p.rows - r0);
-        for (int64_t c0 = 0; c0 < p.cols; c0 += p.width) {
-            const int64_t w = imin_(p.width, p.cols - c0);
-            const char *xb = static_cast<const char *>(x) + (xo + r0 + c0 * p.ldx) * xsize;
-            char *yb = static_cast<char *>(y) + (yo + r0 * p.ldy + c0) * ysize;
-            switch (xsize) {
-            case 1: transpose_block<uint8_t>(xb, p.ldx, buf, w, nr, w); break;
-            case 2: transpose_block<Bits16>(xb, p.ldx, buf, w, nr, w); break;
-            case 4: transpose_block<Bits32>(xb, p.ldx, buf, w, nr, w); break;
-            default: transpose_block<Bits64>(xb, p.ldx, buf, w, nr, w); break;
-            }
-            if (w == p.cols && p.ldy == p.cols) {
-                emit(buf, yb, nr * w);
-                continue;
-            }
-            for (int64_t i = 0; i < nr; ++i) emit(buf + i * w * xsize, yb + i * p.ldy * ysize, w);
+        const int64_t nr = imin_(p.strip, p.rows - r0), w = imin_(p.width, p.cols - c0);
+        const char *xb = static_cast<const char *>(x) + (xo + r0 + c0 * p.ldx) * xsize;
+        char *yb = static_cast<char *>(y) + (yo + r0 * p.ldy + c0) * ysize;
+        switch (xsize) {
+        case 1: transpose_block<uint8_t>(xb, p.ldx, buf, w, nr, w); break;
+        case 2: transpose_block<Bits16>(xb, p.ldx, buf, w, nr, w); break;
+        case 4: transpose_block<Bits32>(xb, p.ldx, buf, w, nr, w); break;
+        default: transpose_block<Bits64>(xb, p.ldx, buf, w, nr, w); break;
         }
+        if (w == p.cols && p.ldy == p.cols) {
+            emit(buf, yb, nr * w);
+            continue;
+        }
+        for (int64_t i = 0; i < nr; ++i) emit(buf + i * w * xsize, yb + i * p.ldy * ysize, w);
     }
 }
 
