@@ -114,10 +114,12 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
     char *y = static_cast<char *>(a.y);
     const TransposePlan tp = plan_transpose(L, in.size);
     if (tp.j >= 0) {
-        // y's runs cross x's: move blocks through L1 (util/transpose.hpp).
+        // y's runs cross x's: move blocks through L1 (util/transpose.hpp);
+        // a copy that does not stream needs no pass after the transpose.
+        const bool direct = a.xdt == a.ydt && convert && !stream;
         const int64_t grain = kElementwiseGrain / (L.total() / tp.items) + 1;
         parallel_ranges(ctx, tp.items, grain, [&](int64_t begin, int64_t end) {
-            for_each_transposed_run(L, tp, in.size, out.size, x, y, begin, end,
+            for_each_transposed_run(L, tp, in.size, out.size, x, y, begin, end, direct,
                                     [&](const void *xr, void *yr, int64_t n) {
                                         // The buffer is the staging: even short rows stream.
                                         run(static_cast<const char *>(xr), 1, static_cast<char *>(yr), n, stream);

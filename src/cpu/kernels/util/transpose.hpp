@@ -37,11 +37,13 @@ constexpr int64_t kTile = 8;
 // it then reports as used uninitialized (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
-// y[r * ldy + c] = x[c * ldx + r] for r, c < 16, on 4-byte elements (moved
-// as bits: no float operation touches them).
-inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy) {
+// y[r * ldy + c] = x[c * ldx + r] for r < tr, c < tc (at most 16), on
+// 4-byte elements (moved as bits: no float operation touches them). Partial
+// tiles are masked: masked-off elements are neither read nor written.
+inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy, int64_t tr, int64_t tc) {
+    const __mmask16 in = static_cast<__mmask16>((1u << tr) - 1), out = static_cast<__mmask16>((1u << tc) - 1);
     __m512 r[16], t[16];
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(x + i * ldx);
+    for (int i = 0; i < 16; ++i) r[i] = i < tc ? _mm512_maskz_loadu_ps(in, x + i * ldx) : _mm512_setzero_ps();
     for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -61,11 +63,12 @@ inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy)
         t[12 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
     }
     for (int k = 0; k < 4; ++k) {
-        _mm512_storeu_ps(y + k * ldy, _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88));
-        _mm512_storeu_ps(y + (8 + k) * ldy, _mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd));
-        _mm512_storeu_ps(y + (4 + k) * ldy, _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88));
-        _mm512_storeu_ps(y + (12 + k) * ldy, _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd));
+        r[k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88);
+        r[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd);
+        r[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
+        r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
     }
+    for (int i = 0; i < tr; ++i) _mm512_mask_storeu_ps(y + i * ldy, out, r[i]);
 }
 #pragma GCC diagnostic pop
 #elif ANYDNN_ISA_avx2
@@ -92,8 +95,8 @@ inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy)
 #endif
 
 // y[r * ldy + c] = x[c * ldx + r] for r < rows, c < cols, on elements of
-// E's size. Whole tiles of 4-byte elements go through vector registers on
-// AVX2 and AVX-512; the rest (and the generic level) are plain loops over a
+// E's size. Tiles of 4-byte elements go through vector registers (on AVX2
+// whole ones only); the rest (and the generic level) are plain loops over a
 // tile, which stay within a few cache lines on each side.
 template <class E>
 [[gnu::noinline]] void transpose_block(const void *xv, int64_t ldx, void *yv, int64_t ldy, int64_t rows,
@@ -105,7 +108,12 @@ template <class E>
             const E *xt = x + c * ldx + r;
             E *yt = y + r * ldy + c;
             const int64_t tr = imin_(kTile, rows - r), tc = imin_(kTile, cols - c);
-#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#if ANYDNN_ISA_avx512
+            if constexpr (sizeof(E) == 4) {
+                transpose_tile(xt, ldx, yt, ldy, tr, tc);
+                continue;
+            }
+#elif ANYDNN_ISA_avx2
             if constexpr (sizeof(E) == 4) {
                 if (tr == kTile && tc == kTile) {
                     transpose_tile(xt, ldx, yt, ldy);
@@ -161,13 +169,25 @@ inline TransposePlan plan_transpose(const StridedLoop &L, int64_t xsize) {
     return p;
 }
 
-// Calls emit(xrun, yrun, n) for the y runs of items [begin, end) of p, where
-// xrun holds n elements of x's type, contiguous, for the n contiguous
-// elements of y at yrun (byte pointers). A block whose rows follow each
-// other in y is one run.
+// rows x cols elements of `size` bytes: y[r * ldy + c] = x[c * ldx + r].
+inline void transpose_elements(int64_t size, const void *x, int64_t ldx, void *y, int64_t ldy, int64_t rows,
+                               int64_t cols) {
+    switch (size) {
+    case 1: return transpose_block<uint8_t>(x, ldx, y, ldy, rows, cols);
+    case 2: return transpose_block<Bits16>(x, ldx, y, ldy, rows, cols);
+    case 4: return transpose_block<Bits32>(x, ldx, y, ldy, rows, cols);
+    default: return transpose_block<Bits64>(x, ldx, y, ldy, rows, cols);
+    }
+}
+
+// Moves the items [begin, end) of p. direct (x and y of one type, a plain
+// copy): each block is transposed straight into y. Otherwise it goes to
+// the buffer, and emit(xrun, yrun, n) is called for its y runs: xrun holds
+// n elements of x's type, contiguous, for the n contiguous elements of y at
+// yrun (byte pointers); a block whose rows follow each other in y is one run.
 template <class Emit>
 void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64_t xsize, int64_t ysize,
-                             const void *x, void *y, int64_t begin, int64_t end, Emit &&emit) {
+                             const void *x, void *y, int64_t begin, int64_t end, bool direct, Emit &&emit) {
     alignas(64) unsigned char buf[kTransposeBytes];
     for (int64_t item = begin; item < end; ++item) {
         const int64_t c0 = item % p.widths * p.width, r0 = item / p.widths % p.strips * p.strip;
@@ -181,12 +201,11 @@ void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64
         const int64_t nr = imin_(p.strip, p.rows - r0), w = imin_(p.width, p.cols - c0);
         const char *xb = static_cast<const char *>(x) + (xo + r0 + c0 * p.ldx) * xsize;
         char *yb = static_cast<char *>(y) + (yo + r0 * p.ldy + c0) * ysize;
-        switch (xsize) {
-        case 1: transpose_block<uint8_t>(xb, p.ldx, buf, w, nr, w); break;
-        case 2: transpose_block<Bits16>(xb, p.ldx, buf, w, nr, w); break;
-        case 4: transpose_block<Bits32>(xb, p.ldx, buf, w, nr, w); break;
-        default: transpose_block<Bits64>(xb, p.ldx, buf, w, nr, w); break;
+        if (direct) {
+            transpose_elements(xsize, xb, p.ldx, yb, p.ldy, nr, w);
+            continue;
         }
+        transpose_elements(xsize, xb, p.ldx, buf, w, nr, w);
         if (w == p.cols && p.ldy == p.cols) {
             emit(buf, yb, nr * w);
             continue;
