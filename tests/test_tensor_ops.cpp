@@ -149,6 +149,19 @@ TEST_P(TensorOps, TransformLayoutChangesTranspose) {
                     EXPECT_TRUE(y.guards_intact());
                     EXPECT_TRUE(y.gaps_equal(y0));
                 }
+    // 5-D: NCDHW <-> NDHWC.
+    const std::vector<int> d5 = {2, 19, 3, 5, 7};
+    for (const auto &[xs, ys] : {std::pair{packed(d5), packed_nhwc(d5)}, std::pair{packed_nhwc(d5), packed(d5)}}) {
+        SCOPED_TRACE("x " + xs.to_string());
+        Tensor x(xs, ANYDNN_DATA_FLOAT), y(ys, ANYDNN_DATA_FLOAT), y0(ys, ANYDNN_DATA_FLOAT);
+        x.fill_random();
+        y.fill_random();
+        y0.copy_from(y);
+        const float a = 1, b = 0.5f;
+        ASSERT_OK(anydnnTransformTensor(h, &a, x.desc(), x.data(), &b, y.desc(), y.data()));
+        expect_close(y.values(), ref::transform(1, x, 0.5, y0), 4e-6, 1e-6, "5-D transpose");
+        EXPECT_TRUE(y.guards_intact());
+    }
 }
 
 // Large enough to split over two threads, odd in every dimension: one
