@@ -85,7 +85,8 @@ TEST_P(StreamingStores, TransformCopyAndLayoutChange) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
     const float zero = 0.0f;
-    for (const auto &[xs, ys] : {std::pair{packed(kLarge), packed(kLarge)}, std::pair{packed(kLarge), packed_nhwc(kLarge)},
+    for (const auto &[xs, ys] : {std::pair{packed(kLarge), packed(kLarge)},
+                                 std::pair{packed(kLarge), packed_nhwc(kLarge)},
                                  std::pair{packed_nhwc(kLarge), packed(kLarge)}})
         for (float alpha : {1.0f, -0.5f}) {
             SCOPED_TRACE("x " + xs.to_string() + " alpha " + std::to_string(alpha));

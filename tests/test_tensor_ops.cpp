@@ -122,7 +122,8 @@ TEST_P(TensorOps, TransformLayoutChangesTranspose) {
         {packed_nhwc, packed},
         {[](const std::vector<int> &d) { return padded(d, 3); }, packed_nhwc},
         {packed, [](const std::vector<int> &d) { return padded_nhwc(d, 2); }},
-        {[](const std::vector<int> &d) { return padded_nhwc(d, 1); }, [](const std::vector<int> &d) { return padded(d, 5); }},
+        {[](const std::vector<int> &d) { return padded_nhwc(d, 1); },
+         [](const std::vector<int> &d) { return padded(d, 5); }},
         {hwcn, packed}};
     const std::pair<anydnnDataType_t, anydnnDataType_t> types[] = {
         {ANYDNN_DATA_FLOAT, ANYDNN_DATA_FLOAT},   {ANYDNN_DATA_HALF, ANYDNN_DATA_HALF},
@@ -171,7 +172,8 @@ TEST_P(TensorOps, TransformLayoutChangeThreadsAgree) {
     SKIP_IF_UNAVAILABLE(h1);
     const std::vector<int> dims = {3, 37, 55, 71};
     for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF})
-        for (const auto &[xs, ys] : {std::pair{packed(dims), packed_nhwc(dims)}, std::pair{packed_nhwc(dims), packed(dims)}})
+        for (const auto &[xs, ys] :
+             {std::pair{packed(dims), packed_nhwc(dims)}, std::pair{packed_nhwc(dims), packed(dims)}})
             for (double beta : {0.0, 0.5}) {
                 SCOPED_TRACE(std::string(dtype_name(dt)) + " x " + xs.to_string() + " beta " + std::to_string(beta));
                 Tensor x(xs, dt), y1(ys, dt), y2(ys, dt), y0(ys, dt);
