@@ -33,17 +33,25 @@ constexpr int64_t kTile = 8;
 #endif
 
 #if ANYDNN_ISA_avx512
-// GCC 12's shuffle and unpack intrinsics pass _mm512_undefined_ps(), which
-// it then reports as used uninitialized (GCC bug 105593).
+// GCC 12's shuffle, unpack and widening intrinsics pass an undefined
+// vector, which it then reports as (maybe) used uninitialized (GCC bug
+// 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 // y[r * ldy + c] = x[c * ldx + r] for r < tr, c < tc (at most 16), on
-// 4-byte elements (moved as bits: no float operation touches them). Partial
-// tiles are masked: masked-off elements are neither read nor written.
-inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy, int64_t tr, int64_t tc) {
+// 4-byte elements, or 2-byte ones widened to 4 bytes in the registers
+// (moved as bits: no float operation touches them). Partial tiles are
+// masked: masked-off elements are neither read nor written.
+template <class E>
+inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t tr, int64_t tc) {
     const __mmask16 in = static_cast<__mmask16>((1u << tr) - 1), out = static_cast<__mmask16>((1u << tc) - 1);
+    auto load = [&](const E *p) {
+        if constexpr (sizeof(E) == 4) return _mm512_maskz_loadu_ps(in, p);
+        else return _mm512_castsi512_ps(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, p)));
+    };
     __m512 r[16], t[16];
-    for (int i = 0; i < 16; ++i) r[i] = i < tc ? _mm512_maskz_loadu_ps(in, x + i * ldx) : _mm512_setzero_ps();
+    for (int i = 0; i < 16; ++i) r[i] = i < tc ? load(x + i * ldx) : _mm512_setzero_ps();
     for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -68,7 +76,10 @@ inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy,
         r[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
         r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
     }
-    for (int i = 0; i < tr; ++i) _mm512_mask_storeu_ps(y + i * ldy, out, r[i]);
+    for (int i = 0; i < tr; ++i) {
+        if constexpr (sizeof(E) == 4) _mm512_mask_storeu_ps(y + i * ldy, out, r[i]);
+        else _mm256_mask_storeu_epi16(y + i * ldy, out, _mm512_cvtepi32_epi16(_mm512_castps_si512(r[i])));
+    }
 }
 #pragma GCC diagnostic pop
 #elif ANYDNN_ISA_avx2
@@ -95,9 +106,10 @@ inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy)
 #endif
 
 // y[r * ldy + c] = x[c * ldx + r] for r < rows, c < cols, on elements of
-// E's size. Tiles of 4-byte elements go through vector registers (on AVX2
-// whole ones only); the rest (and the generic level) are plain loops over a
-// tile, which stay within a few cache lines on each side.
+// E's size. Tiles of 4-byte elements (and 2-byte ones on AVX-512) go through
+// vector registers (on AVX2 whole tiles only); the rest (and the generic
+// level) are plain loops over a tile, which stay within a few cache lines on
+// each side.
 template <class E>
 [[gnu::noinline]] void transpose_block(const void *xv, int64_t ldx, void *yv, int64_t ldy, int64_t rows,
                                        int64_t cols) {
@@ -109,7 +121,7 @@ template <class E>
             E *yt = y + r * ldy + c;
             const int64_t tr = imin_(kTile, rows - r), tc = imin_(kTile, cols - c);
 #if ANYDNN_ISA_avx512
-            if constexpr (sizeof(E) == 4) {
+            if constexpr (sizeof(E) == 4 || sizeof(E) == 2) {
                 transpose_tile(xt, ldx, yt, ldy, tr, tc);
                 continue;
             }
