@@ -79,6 +79,26 @@ TEST_P(StreamingStores, OpTensorWithAndWithoutBroadcast) {
     anydnnDestroyOpTensorDescriptor(op);
 }
 
+// A copy, and layout changes, whose transposed blocks (util/transpose.hpp)
+// stream out.
+TEST_P(StreamingStores, TransformCopyAndLayoutChange) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const float zero = 0.0f;
+    for (const auto &[xs, ys] : {std::pair{packed(kLarge), packed(kLarge)},
+                                 std::pair{packed(kLarge), packed_nhwc(kLarge)},
+                                 std::pair{packed_nhwc(kLarge), packed(kLarge)}})
+        for (float alpha : {1.0f, -0.5f}) {
+            SCOPED_TRACE("x " + xs.to_string() + " alpha " + std::to_string(alpha));
+            Tensor x(xs, ANYDNN_DATA_FLOAT), y(ys, ANYDNN_DATA_FLOAT);
+            x.fill_random();
+            y.poison();
+            ASSERT_OK(anydnnTransformTensor(h, &alpha, x.desc(), x.data(), &zero, y.desc(), y.data()));
+            expect_close(y.values(), ref::transform(alpha, x, 0.0, y), 1e-6, 1e-7, "transform");
+            EXPECT_TRUE(y.guards_intact());
+        }
+}
+
 TEST_P(StreamingStores, SoftmaxRows) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);

@@ -89,6 +89,106 @@ TEST_P(TensorOps, TransformLargeRunsTakeTheVectorPath) {
     }
 }
 
+// Channels innermost, like packed_nhwc, with `pad` elements of gap after
+// each pixel, row and image (C stays contiguous).
+Shape padded_nhwc(const std::vector<int> &dims, int pad) {
+    Shape s = packed_nhwc(dims);
+    int st = dims[1] + pad;
+    for (int i = int(dims.size()) - 1; i >= 2; --i) {
+        s.strides[i] = st;
+        st = st * dims[i] + pad;
+    }
+    s.strides[0] = st;
+    return s;
+}
+
+// Layout changes whose y runs cross x's runs go through the blocked
+// transposes (src/cpu/kernels/util/transpose.hpp): shapes around the tile
+// sizes (8 and 16) and the L1 block, C or W of 1, padding on either side,
+// every element size, conversions and blending.
+TEST_P(TensorOps, TransformLayoutChangesTranspose) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const std::vector<std::vector<int>> shapes = {
+        {2, 17, 19, 23}, {1, 3, 1, 1}, {2, 1, 5, 7},  {2, 5, 7, 1},   {1, 16, 4, 4},  {1, 16, 16, 16},
+        {1, 15, 1, 17},  {1, 33, 8, 8}, {2, 8, 3, 3}, {1, 9, 2, 8},   {1, 3, 41, 43}, {1, 300, 5, 7}};
+    // x -> y layout pairs; HWCN x (N innermost) makes the transposed
+    // dimension the outermost of the loop, C between it and the run.
+    auto hwcn = [](const std::vector<int> &d) {
+        return Shape{d, {1, d[0], d[3] * d[1] * d[0], d[1] * d[0]}};
+    };
+    const std::pair<Shape (*)(const std::vector<int> &), Shape (*)(const std::vector<int> &)> layouts[] = {
+        {packed, packed_nhwc},
+        {packed_nhwc, packed},
+        {[](const std::vector<int> &d) { return padded(d, 3); }, packed_nhwc},
+        {packed, [](const std::vector<int> &d) { return padded_nhwc(d, 2); }},
+        {[](const std::vector<int> &d) { return padded_nhwc(d, 1); },
+         [](const std::vector<int> &d) { return padded(d, 5); }},
+        {hwcn, packed}};
+    const std::pair<anydnnDataType_t, anydnnDataType_t> types[] = {
+        {ANYDNN_DATA_FLOAT, ANYDNN_DATA_FLOAT},   {ANYDNN_DATA_HALF, ANYDNN_DATA_HALF},
+        {ANYDNN_DATA_BFLOAT16, ANYDNN_DATA_FLOAT}, {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF},
+        {ANYDNN_DATA_DOUBLE, ANYDNN_DATA_DOUBLE}, {ANYDNN_DATA_INT8, ANYDNN_DATA_INT8},
+        {ANYDNN_DATA_UINT8, ANYDNN_DATA_FLOAT}};
+    for (const auto &dims : shapes)
+        for (const auto &[xl, yl] : layouts)
+            for (const auto &[xt, yt] : types)
+                for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-1.5, 0.0}, std::pair{0.75, 0.5}}) {
+                    const Shape xs = xl(dims), ys = yl(dims);
+                    SCOPED_TRACE(std::string(dtype_name(xt)) + "->" + dtype_name(yt) + " x " + xs.to_string() +
+                                 " y " + ys.to_string() + " alpha " + std::to_string(alpha) + " beta " +
+                                 std::to_string(beta));
+                    Tensor x(xs, xt), y(ys, yt), y0(ys, yt);
+                    fill_for(x);
+                    if (beta != 0) fill_for(y);
+                    else y.poison();
+                    y0.copy_from(y);
+                    const Scalar a(alpha), b(beta);
+                    ASSERT_OK(anydnnTransformTensor(h, a.ptr(yt), x.desc(), x.data(), b.ptr(yt), y.desc(), y.data()));
+                    expect_close(y.values(), ref::transform(alpha, x, beta, y0), tol_for(yt), abs_for(yt),
+                                 "transpose");
+                    EXPECT_TRUE(y.guards_intact());
+                    EXPECT_TRUE(y.gaps_equal(y0));
+                }
+    // 5-D: NCDHW <-> NDHWC.
+    const std::vector<int> d5 = {2, 19, 3, 5, 7};
+    for (const auto &[xs, ys] : {std::pair{packed(d5), packed_nhwc(d5)}, std::pair{packed_nhwc(d5), packed(d5)}}) {
+        SCOPED_TRACE("x " + xs.to_string());
+        Tensor x(xs, ANYDNN_DATA_FLOAT), y(ys, ANYDNN_DATA_FLOAT), y0(ys, ANYDNN_DATA_FLOAT);
+        x.fill_random();
+        y.fill_random();
+        y0.copy_from(y);
+        const float a = 1, b = 0.5f;
+        ASSERT_OK(anydnnTransformTensor(h, &a, x.desc(), x.data(), &b, y.desc(), y.data()));
+        expect_close(y.values(), ref::transform(1, x, 0.5, y0), 4e-6, 1e-6, "5-D transpose");
+        EXPECT_TRUE(y.guards_intact());
+    }
+}
+
+// Large enough to split over two threads, odd in every dimension: one
+// thread and two give the same bytes.
+TEST_P(TensorOps, TransformLayoutChangeThreadsAgree) {
+    Handle h1(GetParam(), 1), h2(GetParam(), 2);
+    SKIP_IF_UNAVAILABLE(h1);
+    const std::vector<int> dims = {3, 37, 55, 71};
+    for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF})
+        for (const auto &[xs, ys] :
+             {std::pair{packed(dims), packed_nhwc(dims)}, std::pair{packed_nhwc(dims), packed(dims)}})
+            for (double beta : {0.0, 0.5}) {
+                SCOPED_TRACE(std::string(dtype_name(dt)) + " x " + xs.to_string() + " beta " + std::to_string(beta));
+                Tensor x(xs, dt), y1(ys, dt), y2(ys, dt), y0(ys, dt);
+                x.fill_random();
+                y1.fill_random();
+                y0.copy_from(y1);
+                y2.copy_from(y1);
+                const Scalar a(1.25), b(beta);
+                ASSERT_OK(anydnnTransformTensor(h1, a.ptr(dt), x.desc(), x.data(), b.ptr(dt), y1.desc(), y1.data()));
+                ASSERT_OK(anydnnTransformTensor(h2, a.ptr(dt), x.desc(), x.data(), b.ptr(dt), y2.desc(), y2.data()));
+                expect_close(y1.values(), ref::transform(1.25, x, beta, y0), tol_for(dt), abs_for(dt), "1 thread");
+                EXPECT_EQ(std::memcmp(y1.data(), y2.data(), size_t(ys.span()) * dtype_size(dt)), 0);
+            }
+}
+
 TEST_P(TensorOps, AddTensorBroadcasts) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);

@@ -1,6 +1,7 @@
 // Tensor-ops kernels (transform, fill, op-tensor), compiled once per ISA level.
 #include "cpu/kernels/util/common.hpp"
 #include "cpu/kernels/util/staging.hpp"
+#include "cpu/kernels/util/transpose.hpp"
 #include "cpu/tensor_ops.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -34,7 +35,7 @@ template <class C>
 template <class C>
 using StageIn = const C *(*)(const void *p, int64_t s, int64_t n, C *buf);
 template <class C>
-using StageOut = void (*)(void *p, int64_t s, const C *r, int64_t n, C beta, bool blend);
+using StageOut = void (*)(void *p, int64_t s, const C *r, int64_t n, C beta, bool blend, bool stream);
 
 template <class C, class T>
 const C *stage_in(const void *p, int64_t s, int64_t n, C *buf) {
@@ -42,8 +43,8 @@ const C *stage_in(const void *p, int64_t s, int64_t n, C *buf) {
 }
 
 template <class T, class C>
-void stage_out(void *p, int64_t s, const C *r, int64_t n, C beta, bool blend) {
-    staged_out(static_cast<T *>(p), s, r, n, beta, blend, false);
+void stage_out(void *p, int64_t s, const C *r, int64_t n, C beta, bool blend, bool stream) {
+    staged_out(static_cast<T *>(p), s, r, n, beta, blend, stream);
 }
 
 // One storage type's side of a transform: its staging copy, its element
@@ -74,42 +75,65 @@ void transform_compute(const ExecContext &ctx, const TransformArgs &a) {
     // A plain conversion or copy (a cast, a reorder) skips the math's pass:
     // x's staging copy writes y, or feeds y's directly.
     const bool convert = alpha == C(1) && !blend;
+    const bool stream = !blend && use_streaming_stores(L.total() * out.size, a.y, a.x);
+    const int64_t sy = L.inner_stride(0);
+    // y in the compute type and contiguous: the math writes (and blends) it in place.
+    const bool y_contiguous = out.is_compute && sy == 1;
+    // n elements of y at yp, from x at xp stepping sx (byte pointers);
+    // stream_run: with streaming stores (y contiguous).
+    auto run = [&](const char *xp, int64_t sx, char *yp, int64_t n, bool stream_run) {
+        const bool y_direct = y_contiguous && !stream_run;
+        // A broadcast scalar is staged once and stays one element.
+        alignas(64) C xb[kStage], ob[kStage];
+        const int64_t mx = sx == 0 ? 0 : 1;
+        const C *xv = sx == 0 ? in.stage(xp, 0, 1, xb) : nullptr;
+        if (y_direct && (sx == 0 || (in.is_compute && sx == 1))) {
+            C *yc = reinterpret_cast<C *>(yp);
+            if (sx != 0) xv = reinterpret_cast<const C *>(xp);
+            return transform_math(xv, mx, yc, n, alpha, beta, blend);
+        }
+        for (int64_t i = 0; i < n; i += kStage) {
+            const int64_t c = imin_(kStage, n - i);
+            if (convert && sx != 0) {
+                const char *xi = xp + i * sx * in.size;
+                if (y_direct) in.stage(xi, sx, c, reinterpret_cast<C *>(yp) + i);
+                else out.stage(yp + i * sy * out.size, sy, in.stage(xi, sx, c, xb), c, beta, false, stream_run);
+                continue;
+            }
+            if (sx != 0) xv = in.stage(xp + i * sx * in.size, sx, c, xb);
+            if (y_direct) {
+                C *yc = reinterpret_cast<C *>(yp) + i;
+                transform_math(xv, mx, yc, c, alpha, beta, blend);
+            } else {
+                transform_math(xv, mx, ob, c, alpha, beta, false);
+                out.stage(yp + i * sy * out.size, sy, ob, c, beta, blend, stream_run);
+            }
+        }
+    };
     const char *x = static_cast<const char *>(a.x);
     char *y = static_cast<char *>(a.y);
-    const int64_t sy = L.inner_stride(0), sx = L.inner_stride(1);
-    // y in the compute type and contiguous: the math writes (and blends) it in place.
-    const bool y_direct = out.is_compute && sy == 1;
+    const TransposePlan tp = plan_transpose(L, in.size);
+    if (tp.j >= 0) {
+        // y's runs cross x's: move blocks through L1 (util/transpose.hpp);
+        // a copy that does not stream needs no pass after the transpose.
+        const bool direct = a.xdt == a.ydt && convert && !stream;
+        const int64_t grain = kElementwiseGrain / (L.total() / tp.items) + 1;
+        parallel_ranges(ctx, tp.items, grain, [&](int64_t begin, int64_t end) {
+            for_each_transposed_run(L, tp, in.size, out.size, x, y, begin, end, direct,
+                                    [&](const void *xr, void *yr, int64_t n) {
+                                        // The buffer is the staging: even short rows stream.
+                                        run(static_cast<const char *>(xr), 1, static_cast<char *>(yr), n, stream);
+                                    });
+            if (stream) streaming_fence();
+        });
+        return;
+    }
+    const int64_t sx = L.inner_stride(1);
     parallel_ranges(ctx, L.total(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
         for_each_run(L, begin, end, [&](const int64_t *off, int64_t n) {
-            const char *xp = x + off[1] * in.size;
-            char *yp = y + off[0] * out.size;
-            // A broadcast scalar is staged once and stays one element.
-            alignas(64) C xb[kStage], ob[kStage];
-            const int64_t mx = sx == 0 ? 0 : 1;
-            const C *xv = sx == 0 ? in.stage(xp, 0, 1, xb) : nullptr;
-            if (y_direct && (sx == 0 || (in.is_compute && sx == 1))) {
-                C *yc = reinterpret_cast<C *>(yp);
-                if (sx != 0) xv = reinterpret_cast<const C *>(xp);
-                return transform_math(xv, mx, yc, n, alpha, beta, blend);
-            }
-            for (int64_t i = 0; i < n; i += kStage) {
-                const int64_t c = imin_(kStage, n - i);
-                if (convert && sx != 0) {
-                    const char *xi = xp + i * sx * in.size;
-                    if (y_direct) in.stage(xi, sx, c, reinterpret_cast<C *>(yp) + i);
-                    else out.stage(yp + i * sy * out.size, sy, in.stage(xi, sx, c, xb), c, beta, false);
-                    continue;
-                }
-                if (sx != 0) xv = in.stage(xp + i * sx * in.size, sx, c, xb);
-                if (y_direct) {
-                    C *yc = reinterpret_cast<C *>(yp) + i;
-                    transform_math(xv, mx, yc, c, alpha, beta, blend);
-                } else {
-                    transform_math(xv, mx, ob, c, alpha, beta, false);
-                    out.stage(yp + i * sy * out.size, sy, ob, c, beta, blend);
-                }
-            }
+            run(x + off[1] * in.size, sx, y + off[0] * out.size, n, stream && sy == 1 && n >= kStreamingMinRun);
         });
+        if (stream) streaming_fence();
     });
 }
 

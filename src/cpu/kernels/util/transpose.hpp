@@ -1,0 +1,229 @@
+// Blocked transposes for elementwise ops whose output runs cross the
+// input's runs (NCHW <-> NHWC and any layout change whose innermost output
+// dimension is not the input's). Walking the output's runs reads the input
+// one element per cache line, and with power-of-two strides (an NCHW plane
+// of 128x128 floats is 64 KiB) every line of a run falls in the same L1 set,
+// so the lines are evicted before the next run reads their next element.
+// Here a block of the input (its contiguous rows, one per output column) is
+// transposed into an L1 buffer, tile by tile, so that every line is read
+// whole once; the buffer then holds runs of the output in the input's type,
+// which the op's ordinary contiguous path (conversion, blending, streaming
+// stores) writes out (docs/ARCHITECTURE.md, "Transposes").
+#pragma once
+
+#include "cpu/kernels/util/common.hpp"
+
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#include <immintrin.h>
+#endif
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+
+// The elements are moved as bits of their size; may_alias, since they are
+// the op's floats (or halves, or doubles) seen through another type.
+typedef uint16_t __attribute__((may_alias)) Bits16;
+typedef uint32_t __attribute__((may_alias)) Bits32;
+typedef uint64_t __attribute__((may_alias)) Bits64;
+
+// Elements per tile side: one vector of 4-byte elements.
+#if ANYDNN_ISA_avx512
+constexpr int64_t kTile = 16;
+#else
+constexpr int64_t kTile = 8;
+#endif
+
+#if ANYDNN_ISA_avx512
+// GCC 12's shuffle, unpack and widening intrinsics pass an undefined
+// vector, which it then reports as (maybe) used uninitialized (GCC bug
+// 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// y[r * ldy + c] = x[c * ldx + r] for r < tr, c < tc (at most 16), on
+// 4-byte elements, or 2-byte ones widened to 4 bytes in the registers
+// (moved as bits: no float operation touches them). Partial tiles are
+// masked: masked-off elements are neither read nor written.
+template <class E>
+inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t tr, int64_t tc) {
+    const __mmask16 in = static_cast<__mmask16>((1u << tr) - 1), out = static_cast<__mmask16>((1u << tc) - 1);
+    auto load = [&](const E *p) {
+        if constexpr (sizeof(E) == 4) return _mm512_maskz_loadu_ps(in, p);
+        else return _mm512_castsi512_ps(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(in, p)));
+    };
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; ++i) r[i] = i < tc ? load(x + i * ldx) : _mm512_setzero_ps();
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    // r[4i + k], 128-bit lane l: element 4l + k of rows 4i .. 4i + 3.
+    for (int i = 0; i < 16; i += 4)
+        for (int k = 0; k < 2; ++k) {
+            const __m512d a = _mm512_castps_pd(t[i + k]), b = _mm512_castps_pd(t[i + k + 2]);
+            r[i + 2 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+            r[i + 2 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+        }
+    // Gather lane l of r[k], r[4 + k], r[8 + k], r[12 + k] into output row 4l + k.
+    for (int k = 0; k < 4; ++k) {
+        t[k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+        t[4 + k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd);
+        t[8 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+        t[12 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
+    }
+    for (int k = 0; k < 4; ++k) {
+        r[k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88);
+        r[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd);
+        r[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
+        r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
+    }
+    for (int i = 0; i < tr; ++i) {
+        if constexpr (sizeof(E) == 4) _mm512_mask_storeu_ps(y + i * ldy, out, r[i]);
+        else _mm256_mask_storeu_epi16(y + i * ldy, out, _mm512_cvtepi32_epi16(_mm512_castps_si512(r[i])));
+    }
+}
+#pragma GCC diagnostic pop
+#elif ANYDNN_ISA_avx2
+// The same on 8 x 8 elements.
+inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float *>(x + i * ldx));
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    // r[4i + k], 128-bit lane l: element 4l + k of rows 4i .. 4i + 3.
+    for (int i = 0; i < 8; i += 4)
+        for (int k = 0; k < 2; ++k) {
+            const __m256d a = _mm256_castps_pd(t[i + k]), b = _mm256_castps_pd(t[i + k + 2]);
+            r[i + 2 * k] = _mm256_castpd_ps(_mm256_unpacklo_pd(a, b));
+            r[i + 2 * k + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(a, b));
+        }
+    for (int k = 0; k < 4; ++k) {
+        _mm256_storeu_ps(reinterpret_cast<float *>(y + k * ldy), _mm256_permute2f128_ps(r[k], r[4 + k], 0x20));
+        _mm256_storeu_ps(reinterpret_cast<float *>(y + (4 + k) * ldy), _mm256_permute2f128_ps(r[k], r[4 + k], 0x31));
+    }
+}
+#endif
+
+// y[r * ldy + c] = x[c * ldx + r] for r < rows, c < cols, on elements of
+// E's size. Tiles of 4-byte elements (and 2-byte ones on AVX-512) go through
+// vector registers (on AVX2 whole tiles only); the rest (and the generic
+// level) are plain loops over a tile, which stay within a few cache lines on
+// each side.
+template <class E>
+[[gnu::noinline]] void transpose_block(const void *xv, int64_t ldx, void *yv, int64_t ldy, int64_t rows,
+                                       int64_t cols) {
+    const E *x = static_cast<const E *>(xv);
+    E *y = static_cast<E *>(yv);
+    for (int64_t r = 0; r < rows; r += kTile)
+        for (int64_t c = 0; c < cols; c += kTile) {
+            const E *xt = x + c * ldx + r;
+            E *yt = y + r * ldy + c;
+            const int64_t tr = imin_(kTile, rows - r), tc = imin_(kTile, cols - c);
+#if ANYDNN_ISA_avx512
+            if constexpr (sizeof(E) == 4 || sizeof(E) == 2) {
+                transpose_tile(xt, ldx, yt, ldy, tr, tc);
+                continue;
+            }
+#elif ANYDNN_ISA_avx2
+            if constexpr (sizeof(E) == 4) {
+                if (tr == kTile && tc == kTile) {
+                    transpose_tile(xt, ldx, yt, ldy);
+                    continue;
+                }
+            }
+#endif
+            for (int64_t i = 0; i < tr; ++i)
+                for (int64_t j = 0; j < tc; ++j) yt[i * ldy + j] = xt[j * ldx + i];
+        }
+}
+
+// Bytes of the L1 buffer a block is transposed into.
+constexpr int64_t kTransposeBytes = 16384;
+
+// Rows and columns a block needs at least on a side for its segments there
+// to be whole cache lines and long enough for the prefetchers: 256 bytes of
+// f32.
+constexpr int64_t kTransposeSide = 64;
+
+// How a StridedLoop (operand 0 = y, 1 = x) splits into transposes: y's
+// innermost dimension (cols, contiguous in y) steps x by ldx, and dimension
+// j (rows, contiguous in x) steps y by ldy. Each outer index (the other
+// dimensions) is cut into blocks of `strip` rows by `width` columns; an
+// item is one block.
+struct TransposePlan {
+    int j = -1;  // -1: not a transpose
+    int64_t rows = 0, cols = 0, ldx = 0, ldy = 0;
+    int64_t strip = 0, width = 0, strips = 0, widths = 0, items = 0;
+};
+
+// x's element size decides the block: its buffer holds strip x width
+// elements. A block is about square (kTransposeSide on each side) unless
+// one side is short, when the other takes the rest of the buffer: C = 3
+// moves 3 x 1360 blocks, not 3 x 64.
+inline TransposePlan plan_transpose(const StridedLoop &L, int64_t xsize) {
+    TransposePlan p;
+    const int in = L.nd - 1;
+    if (L.nd < 2 || L.strides[0][in] != 1 || L.strides[1][in] == 1 || L.strides[1][in] == 0) return p;
+    for (int d = L.nd - 2; d >= 0 && p.j < 0; --d)
+        if (L.strides[1][d] == 1) p.j = d;
+    if (p.j < 0) return p;
+    p.rows = L.dims[p.j], p.cols = L.inner();
+    p.ldx = L.strides[1][in], p.ldy = L.strides[0][p.j];
+    const int64_t elems = kTransposeBytes / xsize;
+    // Parts of a side shorter than the whole are whole tiles.
+    auto side = [](int64_t want, int64_t all) { return want >= all ? all : want / kTile * kTile; };
+    p.width = side(elems / imin_(p.rows, kTransposeSide), p.cols);
+    p.strip = side(elems / p.width, p.rows);
+    p.strips = (p.rows + p.strip - 1) / p.strip;
+    p.widths = (p.cols + p.width - 1) / p.width;
+    p.items = L.total() / (p.rows * p.cols) * p.strips * p.widths;
+    return p;
+}
+
+// rows x cols elements of `size` bytes: y[r * ldy + c] = x[c * ldx + r].
+inline void transpose_elements(int64_t size, const void *x, int64_t ldx, void *y, int64_t ldy, int64_t rows,
+                               int64_t cols) {
+    switch (size) {
+    case 1: return transpose_block<uint8_t>(x, ldx, y, ldy, rows, cols);
+    case 2: return transpose_block<Bits16>(x, ldx, y, ldy, rows, cols);
+    case 4: return transpose_block<Bits32>(x, ldx, y, ldy, rows, cols);
+    default: return transpose_block<Bits64>(x, ldx, y, ldy, rows, cols);
+    }
+}
+
+// Moves the items [begin, end) of p. direct (x and y of one type, a plain
+// copy): each block is transposed straight into y. Otherwise it goes to
+// the buffer, and emit(xrun, yrun, n) is called for its y runs: xrun holds
+// n elements of x's type, contiguous, for the n contiguous elements of y at
+// yrun (byte pointers); a block whose rows follow each other in y is one run.
+template <class Emit>
+void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64_t xsize, int64_t ysize,
+                             const void *x, void *y, int64_t begin, int64_t end, bool direct, Emit &&emit) {
+    alignas(64) unsigned char buf[kTransposeBytes];
+    for (int64_t item = begin; item < end; ++item) {
+        const int64_t c0 = item % p.widths * p.width, r0 = item / p.widths % p.strips * p.strip;
+        int64_t outer = item / p.widths / p.strips, xo = 0, yo = 0;
+        for (int d = L.nd - 2; d >= 0; --d) {
+            if (d == p.j) continue;
+            xo += outer % L.dims[d] * L.strides[1][d];
+            yo += outer % L.dims[d] * L.strides[0][d];
+            outer /= L.dims[d];
+        }
+        const int64_t nr = imin_(p.strip, p.rows - r0), w = imin_(p.width, p.cols - c0);
+        const char *xb = static_cast<const char *>(x) + (xo + r0 + c0 * p.ldx) * xsize;
+        char *yb = static_cast<char *>(y) + (yo + r0 * p.ldy + c0) * ysize;
+        if (direct) {
+            transpose_elements(xsize, xb, p.ldx, yb, p.ldy, nr, w);
+            continue;
+        }
+        transpose_elements(xsize, xb, p.ldx, buf, w, nr, w);
+        if (w == p.cols && p.ldy == p.cols) {
+            emit(buf, yb, nr * w);
+            continue;
+        }
+        for (int64_t i = 0; i < nr; ++i) emit(buf + i * w * xsize, yb + i * p.ldy * ysize, w);
+    }
+}
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS
