@@ -347,6 +347,13 @@ TEST_P(ConvWinograd, OddSizesGroupsAndThreads) {
             }
             ++k;
         }
+        // Several of the GEMM's reduction blocks (KC: 128 or 256): the
+        // filter transform writes the engine's packed layout itself.
+        for (const auto &[text, dt] : {std::pair{"ic300ih5oc50kh3ph1", ANYDNN_DATA_DOUBLE},
+                                       std::pair{"ic600ih6oc20kh3ph1", ANYDNN_DATA_FLOAT}}) {
+            Checker checker(make_case(text, 1, Layout::nhwc, dt));
+            EXPECT_TRUE(checker.check(h, kWinograd, Mode::fused)) << text;
+        }
     }
 }
 

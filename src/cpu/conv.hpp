@@ -146,7 +146,6 @@ struct ConvWinogradPlan {
     int64_t tiles = 0;                 // n * tiles_h * tiles_w
     int64_t block = 0;                 // tiles per block
     int64_t blocks = 0;
-    int64_t u_elems = 0;      // one group's transformed filter before packing: 36 * icg * ocg
     int64_t wpk_elems = 0;    // one packed (group, point) matrix, padded to 64 bytes
     bool outer_parallel = false;  // workers take whole blocks, each GEMM single-threaded
     int workers = 1;

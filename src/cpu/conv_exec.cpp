@@ -263,14 +263,12 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
                                                          : gemm_kernels<float>(h.isa).workspace_size;
     pl.gemm_ws_bytes = ws_size(ExecContext{1}, pl.block, g.ocg, g.icg);
-    pl.u_elems = kWinogradPoints * g.icg * g.ocg;
     pl.wpk_elems = static_cast<int64_t>(round64(
                        static_cast<std::size_t>(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg)) * esize) /
                    esize);
     const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.block * g.icg) * esize) +
                            round64(static_cast<std::size_t>(kWinogradPoints * pl.block * g.ocg) * esize);
     pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +
-                         round64(static_cast<std::size_t>(g.groups * pl.u_elems) * esize) +
                          static_cast<std::size_t>(pl.outer_parallel ? pl.workers : 1) * vm +
                          static_cast<std::size_t>(pl.workers) * round64(pl.gemm_ws_bytes);
     return kSuccess;

@@ -74,32 +74,45 @@ ANYDNN_ALWAYS_INLINE void wino_g(const C *g, int64_t gs, C *out, int64_t os, int
     }
 }
 
-// Group grp's filter as U[point][oc][ic] (u: 36 * ocg * icg; the GEMMs'
-// op(B) = U^T), output channels [k_begin, k_end). Vectorized along the input
-// channels, whose stride is 1 (KRSC) or 9 (KCRS): either way the loads of a
-// tap walk a few contiguous lines.
+// The filter transform, written straight into the GEMM engine's packed
+// layout of op(B) = U_point (icg x ocg; GemmKernels::pack_b, documented in
+// docs/ARCHITECTURE.md, "B (or A) packed once for many products"): the
+// reduction (input channels) in the engine's balanced blocks of `step`,
+// block pc at + pc * round_up(ocg, NR), in it the NR-column sliver j at
+// + j * kc, row c - pc of the sliver at + (c - pc) * NR. Writing U first and
+// packing it after moved 36 icg ocg values twice more (res5: 38 MB).
+// One item: group grp, the sliver of output channels [j, j + NR) (zero
+// past ocg), input channels [c0, c0 + cn), cn <= kFilterCb.
+constexpr int64_t kFilterCb = 16;
+
 template <class T, class C>
-void filter_transform(const ops::ConvGeometry &g, const T *w, int64_t grp, C *u, int64_t k_begin, int64_t k_end) {
-    const int64_t icg = g.icg, ocg = g.ocg, ps = icg * ocg;
-    C gt[9 * kLanes], t[18 * kLanes];
-    for (int64_t k = k_begin; k < k_end; ++k)
-        for (int64_t c0 = 0; c0 < icg; c0 += kLanes) {
-            const int64_t n = imin_(kLanes, icg - c0);
-            const T *src = w + (grp * ocg + k) * g.ws[0] + c0 * g.ws[1];
-            for (int64_t r = 0; r < 3; ++r)
-                for (int64_t s = 0; s < 3; ++s) {
-                    const T *sp = src + g.filter_offset(0, r, s);
-                    C *d = gt + (r * 3 + s) * kLanes;
-                    if (g.ws[1] == 1)
-                        for (int64_t c = 0; c < n; ++c) d[c] = load<C>(sp + c);
-                    else
-                        for (int64_t c = 0; c < n; ++c) d[c] = load<C>(sp + c * g.ws[1]);
-                }
-            // Along r: t[i][s] = (G g)[i][s]; then along s.
-            for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * kLanes, 3 * kLanes, t + s * kLanes, 3 * kLanes, n);
-            for (int64_t i = 0; i < 6; ++i)
-                wino_g(t + i * 3 * kLanes, kLanes, u + (i * 6) * ps + k * icg + c0, ps, n);
+void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp, int64_t j, int64_t c0, int64_t cn,
+                             int64_t nr, int64_t step, int64_t wpk_elems, C *wpk_grp) {
+    const int64_t icg = g.icg, ocg = g.ocg, nk = imin_(nr, ocg - j), ocg_padded = (ocg + nr - 1) / nr * nr;
+    const int64_t cbn = kFilterCb * kLanes;
+    C gt[9 * kFilterCb * kLanes], t[18 * kLanes];
+    // gt[tap][c][k]: the sliver's channels side by side.
+    for (int64_t k = 0; k < nr; ++k) {
+        if (k >= nk) {
+            for (int64_t tap = 0; tap < 9; ++tap)
+                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kLanes + k] = C(0);
+            continue;
         }
+        const T *src = w + (grp * ocg + j + k) * g.ws[0] + c0 * g.ws[1];
+        for (int64_t r = 0; r < 3; ++r)
+            for (int64_t s = 0; s < 3; ++s) {
+                const T *sp = src + g.filter_offset(0, r, s);
+                C *d = gt + (r * 3 + s) * cbn + k;
+                for (int64_t c = 0; c < cn; ++c) d[c * kLanes] = load<C>(sp + c * g.ws[1]);
+            }
+    }
+    for (int64_t c = 0; c < cn; ++c) {
+        const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
+        C *dst = wpk_grp + pc * ocg_padded + j * kc + (ci - pc) * nr;
+        // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
+        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kLanes, 3 * cbn, t + s * kLanes, 3 * kLanes, nr);
+        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kLanes, kLanes, dst + i * 6 * wpk_elems, wpk_elems, nr);
+    }
 }
 
 // The input transform of tiles [t_begin, t_end) of the block starting at
@@ -200,13 +213,11 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     const int64_t icg = g.icg, ocg = g.ocg;
     (void)ctx;  // the plan's workers are the team
 
-    // Workspace: the packed filter of every (group, point), the transformed
-    // filter of every group, V and M per block in flight (one per worker
+    // Workspace: the packed filter of every (group, point), V and M per block in flight (one per worker
     // when workers take whole blocks, else one shared), then each worker's
     // GEMM workspace.
     WorkspaceCursor cur(workspace);
     C *wpk = cur.take<C>(g.groups * kP * pl.wpk_elems);
-    C *u = cur.take<C>(g.groups * pl.u_elems);
     const int nworkers = pl.workers < 64 ? pl.workers : 64;
     const int nsets = pl.outer_parallel ? nworkers : 1;
     const int64_t vps = pl.block * icg, mps = pl.block * ocg;
@@ -249,17 +260,16 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
             *e = count * (t + 1) / team;
         };
         int64_t b, e;
-        share(g.groups * ocg, &b, &e);
-        for (int64_t q = b; q < e;) {
-            const int64_t grp = q / ocg, k0 = q % ocg, k1 = imin_(ocg, k0 + (e - q));
-            filter_transform(g, w, grp, u + grp * pl.u_elems, k0, k1);
-            q += k1 - k0;
-        }
-#pragma omp barrier
-        share(g.groups * kP, &b, &e);
-        for (int64_t q = b; q < e; ++q) {
-            const C *ux = u + (q / kP) * pl.u_elems + (q % kP) * icg * ocg;
-            gk.pack_b(one, true, ocg, icg, 1, &ux, icg, wpk + q * pl.wpk_elems);
+        {
+            const int64_t nr = gk.blocking.nr, slivers = (ocg + nr - 1) / nr, cblocks = (icg + kFilterCb - 1) / kFilterCb;
+            const int64_t step = (icg + (icg + gk.blocking.kc - 1) / gk.blocking.kc - 1) /
+                                 ((icg + gk.blocking.kc - 1) / gk.blocking.kc);  // the engine's kc_step(icg)
+            share(g.groups * slivers * cblocks, &b, &e);
+            for (int64_t q = b; q < e; ++q) {
+                const int64_t cb = q % cblocks, sl = q / cblocks % slivers, grp = q / (cblocks * slivers);
+                filter_transform_packed(g, w, grp, sl * nr, cb * kFilterCb, imin_(kFilterCb, icg - cb * kFilterCb), nr,
+                                        step, pl.wpk_elems, wpk + grp * kP * pl.wpk_elems);
+            }
         }
 #pragma omp barrier
         if (pl.outer_parallel) {
