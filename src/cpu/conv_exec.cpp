@@ -263,11 +263,19 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
                                                          : gemm_kernels<float>(h.isa).workspace_size;
     pl.gemm_ws_bytes = ws_size(ExecContext{1}, pl.block, g.ocg, g.icg);
-    pl.wpk_elems = static_cast<int64_t>(round64(
-                       static_cast<std::size_t>(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg)) * esize) /
-                   esize);
-    const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.block * g.icg) * esize) +
-                           round64(static_cast<std::size_t>(kWinogradPoints * pl.block * g.ocg) * esize);
+    // The 36 matrices of U, V and M are read and written side by side by
+    // the transforms: strides of a multiple of 4 KiB (64 x 64 floats, 1 MiB
+    // at res5) put all 36 streams in the same cache sets. Each stride is
+    // 64 bytes past a multiple of 4 KiB instead.
+    auto skewed = [&](int64_t elems) {
+        const std::size_t bytes = (static_cast<std::size_t>(elems) * esize + 4095) / 4096 * 4096 + 64;
+        return static_cast<int64_t>(bytes / esize);
+    };
+    pl.wpk_elems = skewed(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg));
+    pl.v_stride = skewed(pl.block * g.icg);
+    pl.m_stride = skewed(pl.block * g.ocg);
+    const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.v_stride) * esize) +
+                           round64(static_cast<std::size_t>(kWinogradPoints * pl.m_stride) * esize);
     pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +
                          static_cast<std::size_t>(pl.outer_parallel ? pl.workers : 1) * vm +
                          static_cast<std::size_t>(pl.workers) * round64(pl.gemm_ws_bytes);

@@ -29,6 +29,8 @@ constexpr int kP = kWinogradPoints;
 // out[i * os + j] = (B^T d)_i for the 6 rows d[i * ds + j], j < n.
 template <class C>
 ANYDNN_ALWAYS_INLINE void wino_bt(const C *d, int64_t ds, C *out, int64_t os, int64_t n) {
+    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
+#pragma GCC ivdep
     for (int64_t j = 0; j < n; ++j) {
         const C d0 = d[j], d1 = d[ds + j], d2 = d[2 * ds + j], d3 = d[3 * ds + j], d4 = d[4 * ds + j],
                 d5 = d[5 * ds + j];
@@ -45,6 +47,8 @@ ANYDNN_ALWAYS_INLINE void wino_bt(const C *d, int64_t ds, C *out, int64_t os, in
 // out[i * os + j] = (A^T m)_i, i < 4, for the 6 rows m[i * ms + j].
 template <class C>
 ANYDNN_ALWAYS_INLINE void wino_at(const C *m, int64_t ms, C *out, int64_t os, int64_t n) {
+    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
+#pragma GCC ivdep
     for (int64_t j = 0; j < n; ++j) {
         const C m0 = m[j], m1 = m[ms + j], m2 = m[2 * ms + j], m3 = m[3 * ms + j], m4 = m[4 * ms + j],
                 m5 = m[5 * ms + j];
@@ -62,6 +66,8 @@ ANYDNN_ALWAYS_INLINE void wino_g(const C *g, int64_t gs, C *out, int64_t os, int
     // Products with the rounded reciprocals (a division per value cost more
     // than the rest of the filter transform).
     const C q = C(0.25), s6 = C(1) / C(6), s12 = C(1) / C(12), s24 = C(1) / C(24);
+    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
+#pragma GCC ivdep
     for (int64_t j = 0; j < n; ++j) {
         const C g0 = g[j], g1 = g[gs + j], g2 = g[2 * gs + j];
         const C s02 = g0 + g2, e = g0 * s24 + g2 * s6, o = g1 * s12;
@@ -83,19 +89,20 @@ ANYDNN_ALWAYS_INLINE void wino_g(const C *g, int64_t gs, C *out, int64_t os, int
 // packing it after moved 36 icg ocg values twice more (res5: 38 MB).
 // One item: group grp, the sliver of output channels [j, j + NR) (zero
 // past ocg), input channels [c0, c0 + cn), cn <= kFilterCb.
-constexpr int64_t kFilterCb = 16;
+constexpr int64_t kFilterCb = 8;
+constexpr int64_t kMaxNr = 48;  // the widest GEMM tile (avx512 f32)
 
 template <class T, class C>
 void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp, int64_t j, int64_t c0, int64_t cn,
                              int64_t nr, int64_t step, int64_t wpk_elems, C *wpk_grp) {
     const int64_t icg = g.icg, ocg = g.ocg, nk = imin_(nr, ocg - j), ocg_padded = (ocg + nr - 1) / nr * nr;
-    const int64_t cbn = kFilterCb * kLanes;
-    C gt[9 * kFilterCb * kLanes], t[18 * kLanes];
+    const int64_t cbn = kFilterCb * kMaxNr;
+    C gt[9 * kFilterCb * kMaxNr], t[18 * kMaxNr];
     // gt[tap][c][k]: the sliver's channels side by side.
     for (int64_t k = 0; k < nr; ++k) {
         if (k >= nk) {
             for (int64_t tap = 0; tap < 9; ++tap)
-                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kLanes + k] = C(0);
+                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kMaxNr + k] = C(0);
             continue;
         }
         const T *src = w + (grp * ocg + j + k) * g.ws[0] + c0 * g.ws[1];
@@ -103,15 +110,15 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
             for (int64_t s = 0; s < 3; ++s) {
                 const T *sp = src + g.filter_offset(0, r, s);
                 C *d = gt + (r * 3 + s) * cbn + k;
-                for (int64_t c = 0; c < cn; ++c) d[c * kLanes] = load<C>(sp + c * g.ws[1]);
+                for (int64_t c = 0; c < cn; ++c) d[c * kMaxNr] = load<C>(sp + c * g.ws[1]);
             }
     }
     for (int64_t c = 0; c < cn; ++c) {
         const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
         C *dst = wpk_grp + pc * ocg_padded + j * kc + (ci - pc) * nr;
         // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
-        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kLanes, 3 * cbn, t + s * kLanes, 3 * kLanes, nr);
-        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kLanes, kLanes, dst + i * 6 * wpk_elems, wpk_elems, nr);
+        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kMaxNr, 3 * cbn, t + s * kMaxNr, 3 * kMaxNr, nr);
+        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kMaxNr, kMaxNr, dst + i * 6 * wpk_elems, wpk_elems, nr);
     }
 }
 
@@ -220,7 +227,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     C *wpk = cur.take<C>(g.groups * kP * pl.wpk_elems);
     const int nworkers = pl.workers < 64 ? pl.workers : 64;
     const int nsets = pl.outer_parallel ? nworkers : 1;
-    const int64_t vps = pl.block * icg, mps = pl.block * ocg;
+    const int64_t vps = pl.v_stride, mps = pl.m_stride;
     C *vs[64], *ms[64];
     void *gws[64];
     for (int t = 0; t < nsets; ++t) {
