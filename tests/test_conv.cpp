@@ -11,8 +11,12 @@
 // may be off by 2 K eps of the compute type (a loose bound on the
 // accumulation order's effect: a wrong tap or channel is off by O(1)), plus
 // the output's storage rounding and 1e-5 relative for f32 activations.
+// WINOGRAD_NONFUSED (F(4x4, 3x3)) gets its measured error bound instead:
+// |error| <= kWinogradBound eps sum |w||x| (docs/ARCHITECTURE.md), and sum
+// |w||x| <= K for values in [-1, 1]; ConvWinograd.ErrorBound measures it.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "common/conv_setup.hpp"
@@ -38,6 +42,10 @@ constexpr bool kSanitized = true;
 constexpr bool kSanitized = false;
 #endif
 constexpr double kSanitizerMaxFlops = 3e8;
+
+// WINOGRAD_NONFUSED's error bound in units of eps sum |w||x| (measured
+// maximum: ConvWinograd.ErrorBound prints it).
+constexpr double kWinogradBound = 64;
 
 enum class Mode { beta0, beta_half, fused, fused_z_is_y };
 
@@ -129,7 +137,8 @@ public:
             want.push_back(round_to(dt, v));
             got.push_back(y.at_offset(offset_of(y, which_[i])));
         }
-        const double abs_tol = 2 * static_cast<double>(s_.reduction) * compute_eps(dt) + 1e-6;
+        const double per_term = algo == ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED ? kWinogradBound : 2;
+        const double abs_tol = per_term * static_cast<double>(s_.reduction) * compute_eps(dt) + 1e-6;
         const double rel_tol = 2 * storage_tol(dt) + (dt == ANYDNN_DATA_DOUBLE ? 1e-12 : 1e-5);
         expect_close(got, want, rel_tol, abs_tol, "y");
         EXPECT_TRUE(y.guards_intact());
@@ -138,6 +147,8 @@ public:
             << "write past the workspace";
         return true;
     }
+
+    ConvSetup &setup() { return s_; }
 
 private:
     ConvCase c_;
@@ -292,5 +303,140 @@ TEST_P(ConvEdge, EveryActivation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, ConvEdge, ::testing::ValuesIn(isa_levels()));
+
+// ---- WINOGRAD_NONFUSED ----------------------------------------------------------------
+
+// (The list shapes above run it wherever it applies: the 3x3 stride-1 ones.)
+class ConvWinograd : public ::testing::TestWithParam<std::string> {};
+
+constexpr anydnnConvolutionFwdAlgo_t kWinograd = ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+
+// Small and odd sizes (partial tiles, outputs of 1 pixel, padding 0-2),
+// groups and odd channel counts, on 1 and 2 threads, every mode; f64, f16
+// and bf16 on some.
+TEST_P(ConvWinograd, OddSizesGroupsAndThreads) {
+    std::vector<std::string> shapes;
+    int i = 0;
+    for (int hw : {1, 2, 3, 5, 7, 13})
+        for (int pad : {0, 1, 2}) {
+            if (hw + 2 * pad < 3) continue;
+            const int w2 = (i++ % 2 == 0) ? hw : (hw == 13 ? 6 : hw + 4);
+            shapes.push_back("ic5ih" + std::to_string(hw) + "iw" + std::to_string(w2) + "oc7kh3ph" +
+                             std::to_string(pad) + "pw" + std::to_string(pad));
+        }
+    shapes.push_back("g2ic8ih9iw11oc6kh3ph1");
+    shapes.push_back("g3ic12ih6oc9kh3ph0");
+    shapes.push_back("mb3ic70ih10oc66kh3ph1");  // channels past one 64-lane step
+    for (int threads : {1, 2}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        int k = 0;
+        for (const std::string &text : shapes) {
+            const Layout layout = k % 2 == 0 ? Layout::nchw : Layout::nhwc;
+            const anydnnDataType_t types[] = {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE, ANYDNN_DATA_HALF,
+                                              ANYDNN_DATA_BFLOAT16};
+            std::vector<anydnnDataType_t> dts = {ANYDNN_DATA_FLOAT};
+            if (k % 4 != 0) dts.push_back(types[k % 4]);
+            for (anydnnDataType_t dt : dts) {
+                ConvCase c = make_case(text, 1 + k % 2, layout, dt);
+                c.flip = k % 3 == 2;
+                Checker checker(c);
+                for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y})
+                    EXPECT_TRUE(checker.check(h, kWinograd, mode)) << c.to_string();
+                if (HasFailure()) return;
+            }
+            ++k;
+        }
+        // Several of the GEMM's reduction blocks (KC: 128 or 256): the
+        // filter transform writes the engine's packed layout itself.
+        for (const auto &[text, dt] : {std::pair{"ic300ih5oc50kh3ph1", ANYDNN_DATA_DOUBLE},
+                                       std::pair{"ic600ih6oc20kh3ph1", ANYDNN_DATA_FLOAT}}) {
+            Checker checker(make_case(text, 1, Layout::nhwc, dt));
+            EXPECT_TRUE(checker.check(h, kWinograd, Mode::fused)) << text;
+        }
+    }
+}
+
+// The error against the fp64 sums relative to sum |w||x|, on the 3x3
+// stride-1 layers of ResNet-50 and VGG-16 (mb1, sampled outputs): the bound
+// documented in docs/ARCHITECTURE.md ("WINOGRAD_NONFUSED").
+TEST_P(ConvWinograd, ErrorBound) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    double worst = 0;
+    const char *shapes[] = {"ic64ih56oc64kh3ph1", "ic128ih28oc128kh3ph1", "ic256ih14oc256kh3ph1", "ic512ih7oc512kh3ph1",
+                            "ic3ih32oc64kh3ph1", "ic64ih13iw7oc32kh3ph0"};
+    for (const char *text : shapes) {
+        if (kSanitized && std::string(text).find("ic512") != std::string::npos) continue;
+        for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+            const ConvCase c = make_case(text, 1, layout);
+            ConvSetup s(c);
+            s.x->fill_random();
+            s.w->fill_random();
+            size_t ws_bytes = 0;
+            ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(),
+                                                               kWinograd, &ws_bytes));
+            std::vector<unsigned char> ws(ws_bytes);
+            const Scalar one(1), zero(0);
+            ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(),
+                                               s.conv, kWinograd, ws.data(), ws_bytes, zero.ptr(c.dt), s.y->desc(),
+                                               s.y->data()));
+            // The fp64 sum and sum |w||x| of sampled outputs (one group, NCHW/KCRS logical order).
+            const std::vector<double> x = s.x->values(), w = s.w->values();
+            const int64_t C = s.x_dims[1], H = s.x_dims[2], W = s.x_dims[3];
+            const int64_t K = s.y_dims[1], OH = s.y_dims[2], OW = s.y_dims[3];
+            const int64_t pad = c.shape.p[1];
+            for (int64_t lin : sample_elements(static_cast<int64_t>(K) * OH * OW, 512)) {
+                const int64_t ow = lin % OW, oh = lin / OW % OH, k = lin / (OW * OH);
+                double sum = 0, mag = 0;
+                for (int64_t ci = 0; ci < C; ++ci)
+                    for (int64_t r = 0; r < 3; ++r)
+                        for (int64_t q = 0; q < 3; ++q) {
+                            const int64_t ih = oh + r - pad, iw = ow + q - pad;
+                            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                            const double p = x[(ci * H + ih) * W + iw] * w[((k * C + ci) * 3 + r) * 3 + q];
+                            sum += p;
+                            mag += std::fabs(p);
+                        }
+                const double got = s.y->at_offset(offset_of(*s.y, lin));
+                if (mag > 0) worst = std::max(worst, std::fabs(got - sum) / mag);
+            }
+        }
+    }
+    const double eps = compute_eps(ANYDNN_DATA_FLOAT);
+    std::printf("WINOGRAD_NONFUSED f32 (%s): max |y - y64| / sum |w||x| = %.3g = %.1f eps (bound %.0f eps)\n",
+                GetParam().c_str(), worst, worst / eps, kWinogradBound);
+    EXPECT_LE(worst, kWinogradBound * eps);
+}
+
+// Every element is one fixed sequence of operations whatever the thread
+// count (the blocks of tiles change with it; the GEMM's bits do not).
+TEST_P(ConvWinograd, SameBitsForAnyThreadCount) {
+    for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+        ConvCase c = make_case("ic32ih28oc32kh3ph1", 8, layout);
+        ConvSetup s(c);
+        s.x->fill_random();
+        s.w->fill_random();
+        std::vector<double> first;
+        for (int threads : {1, 2, 3}) {
+            Handle h(GetParam(), threads);
+            SKIP_IF_UNAVAILABLE(h);
+            size_t ws_bytes = 0;
+            ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(),
+                                                               kWinograd, &ws_bytes));
+            std::vector<unsigned char> ws(ws_bytes);
+            const Scalar one(1), zero(0);
+            s.y->poison();
+            ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(),
+                                               s.conv, kWinograd, ws.data(), ws_bytes, zero.ptr(c.dt), s.y->desc(),
+                                               s.y->data()));
+            EXPECT_TRUE(s.y->guards_intact());
+            if (first.empty()) first = s.y->values();
+            else EXPECT_TRUE(s.y->values() == first) << threads << " threads";
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ConvWinograd, ::testing::ValuesIn(isa_levels()));
 
 }  // namespace

@@ -213,8 +213,7 @@ TEST_F(ConvAlgos, UnsupportedAndBadArguments) {
     size_t ws = 0;
     for (anydnnConvolutionFwdAlgo_t algo :
          {ANYDNN_CONVOLUTION_FWD_ALGO_GEMM, ANYDNN_CONVOLUTION_FWD_ALGO_FFT, ANYDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
-          ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
-          ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT})  // DIRECT: not depthwise
+          ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT})  // DIRECT: not depthwise
         EXPECT_STATUS(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), algo,
                                                                &ws),
                       ANYDNN_STATUS_NOT_SUPPORTED);
@@ -261,6 +260,32 @@ TEST_F(ConvAlgos, UnsupportedAndBadArguments) {
     EXPECT_STATUS(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), precomp,
                                                            &ws),
                   ANYDNN_STATUS_NOT_SUPPORTED);
+}
+
+// WINOGRAD_NONFUSED is F(4x4, 3x3): 2-D 3x3 filters, stride 1, dilation 1.
+TEST_F(ConvAlgos, WinogradTakesOnly3x3Stride1) {
+    const anydnnConvolutionFwdAlgo_t wino = ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+    size_t ws = 0;
+    {
+        ConvSetup s(make_case("ic8ih10oc12kh3ph1", 2, Layout::nhwc));
+        EXPECT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), wino, &ws));
+        EXPECT_GT(ws, 0u);
+    }
+    for (const char *shape : {"ic8ih10oc12kh5ph2", "ic8ih10oc12kh3sh2ph1", "ic8ih10oc12kh3dh1ph2", "ic8ih10oc12kh3kw1ph1pw0",
+                              "ic4id6ih6iw6oc4kd3kh3kw3pd1ph1pw1", "ic4id6ih6iw6oc4kd1kh3kw3ph1pw1"}) {
+        SCOPED_TRACE(shape);
+        ConvSetup s(make_case(shape, 1, Layout::nchw));
+        EXPECT_STATUS(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), wino, &ws),
+                      ANYDNN_STATUS_NOT_SUPPORTED);
+        std::vector<unsigned char> space(1 << 16);
+        const Scalar one(1), zero(0);
+        s.y->fill_random();
+        const std::vector<double> before = s.y->values();
+        EXPECT_STATUS(anydnnConvolutionForward(h, &one.f, s.x->desc(), s.x->data(), s.filter, s.w->data(), s.conv,
+                                               wino, space.data(), space.size(), &zero.f, s.y->desc(), s.y->data()),
+                      ANYDNN_STATUS_NOT_SUPPORTED);
+        EXPECT_EQ(s.y->values(), before);
+    }
 }
 
 TEST_F(ConvAlgos, FusedCallChecksItsOperands) {

@@ -15,8 +15,11 @@
  *                         zero-padded, stride-deinterleaved copy of x in the
  *                         workspace (no im2col): the general fast path
  *   DIRECT                depthwise convolutions (C/groups == 1)
+ *   WINOGRAD_NONFUSED     Winograd F(4x4, 3x3): 2-D 3x3 filters, stride 1,
+ *                         dilation 1; error <= 64 eps sum |w||x| (IMPLICIT_
+ *                         PRECOMP_GEMM: about 2 eps per term)
  * The rest (GEMM, whose im2col copy IMPLICIT_PRECOMP_GEMM makes needless,
- * FFT, FFT_TILING, WINOGRAD, WINOGRAD_NONFUSED) answer
+ * FFT, FFT_TILING, WINOGRAD) answer
  * NOT_SUPPORTED, with a message, as does an algorithm asked for a problem it
  * does not take: anydnn never silently runs another algorithm.
  * All algorithms are deterministic.

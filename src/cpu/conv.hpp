@@ -134,6 +134,31 @@ struct ConvBackwardPlan {
     std::size_t workspace_bytes = 0;
 };
 
+// How WINOGRAD_NONFUSED runs one problem: F(4x4, 3x3) (Lavin & Gray,
+// points 0, +-1, +-2, inf) for 2-D 3x3 filters with stride and dilation 1.
+// The output of each image is cut into 4x4 tiles (the last row and column
+// of tiles may stick out; those outputs are dropped), tile (th, tw) reading
+// the 6x6 input window at (4 th - pad_h, 4 tw - pad_w), zeros outside x.
+// Per group: the filter transformed once per call, U = G g G^T, 36 icg x ocg
+// matrices packed for the GEMM engine; then, per block of `block` tiles
+// numbered across the images, the input transform V = B^T d B (36 matrices
+// of tiles x icg), 36 GEMMs M = V U (tiles x ocg) and the output transform
+// Y = A^T M A with the forward epilogue in its store.
+constexpr int kWinogradPoints = 36;
+
+struct ConvWinogradPlan {
+    int64_t tiles_h = 0, tiles_w = 0;  // per image
+    int64_t tiles = 0;                 // n * tiles_h * tiles_w
+    int64_t block = 0;                 // tiles per block
+    int64_t blocks = 0;
+    int64_t wpk_elems = 0;    // one packed (group, point) matrix and its padding (a multiple of 64 bytes)
+    int64_t v_stride = 0, m_stride = 0;  // elements between the points' V (block x icg) and M (block x ocg)
+    bool outer_parallel = false;  // workers take whole blocks, each GEMM single-threaded
+    int workers = 1;
+    std::size_t gemm_ws_bytes = 0;  // per worker
+    std::size_t workspace_bytes = 0;
+};
+
 // The operands of a call. Scalars are those of ConvForwardProblem.
 struct ConvOperands {
     const void *x, *w, *z, *bias;
@@ -149,6 +174,12 @@ struct ConvKernels {
 };
 
 ANYDNN_DECLARE_ISA_TABLE(ConvKernels, conv)
+
+struct ConvWinogradKernels {
+    void (*run)(const ExecContext &, const ops::ConvForwardProblem &, const ConvWinogradPlan &, const ConvOperands &,
+                void *workspace);
+};
+ANYDNN_DECLARE_ISA_TABLE(ConvWinogradKernels, conv_winograd)
 
 struct ConvBwdDataOperands {
     const void *w, *dy;

@@ -220,6 +220,69 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     return kSuccess;
 }
 
+// WINOGRAD_NONFUSED: F(4x4, 3x3) for 2-D 3x3 filters, stride and dilation 1.
+Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    if (g.in[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3)
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                    "WINOGRAD_NONFUSED takes 2-D 3x3 filters (F(4x4, 3x3)); this filter is %lldx%lldx%lld",
+                    static_cast<long long>(g.k[0]), static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
+    if (g.stride[1] != 1 || g.stride[2] != 1)
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED, "WINOGRAD_NONFUSED takes stride 1 only; this one is %lldx%lld",
+                    static_cast<long long>(g.stride[1]), static_cast<long long>(g.stride[2]));
+    if (g.dil[1] != 1 || g.dil[2] != 1)
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED, "WINOGRAD_NONFUSED takes dilation 1 only; this one is %lldx%lld",
+                    static_cast<long long>(g.dil[1]), static_cast<long long>(g.dil[2]));
+    ConvWinogradPlan &pl = *out;
+    pl = ConvWinogradPlan{};
+    const std::size_t esize = dtype_size(g.compute);
+    pl.tiles_h = (g.out[1] + 3) / 4;
+    pl.tiles_w = (g.out[2] + 3) / 4;
+    pl.tiles = g.n * pl.tiles_h * pl.tiles_w;
+    // Blocks of tiles whose V and M (36 * (icg + ocg) values per tile) stay
+    // in about 2 MiB (L2 and the near L3), at least 64 tiles so that each
+    // point's U (icg x ocg) is read for enough rows; the blocks balanced and,
+    // with several threads, a multiple of them. The GEMM gives every element
+    // the same bits whatever its block (ARCHITECTURE, "GEMM engine"), so the
+    // blocking may depend on the thread count without changing results.
+    const int threads = h.threads();
+    const int64_t per_tile = kWinogradPoints * (g.icg + g.ocg) * static_cast<int64_t>(esize);
+    const int64_t max_block = std::max<int64_t>(64, (int64_t{2} << 20) / per_tile);
+    pl.blocks = (pl.tiles + max_block - 1) / max_block;
+    if (threads > 1 && pl.blocks > 1 && pl.tiles >= 16 * threads)
+        pl.blocks = (pl.blocks + threads - 1) / threads * threads;
+    pl.block = (pl.tiles + pl.blocks - 1) / pl.blocks;
+    pl.block = (pl.block + 7) / 8 * 8;
+    pl.blocks = (pl.tiles + pl.block - 1) / pl.block;
+    // Workers take whole blocks when there are enough of them; otherwise
+    // they share each block (tiles for the transforms, points for the
+    // GEMMs). Small problems stay on the calling thread.
+    const bool parallel = threads > 1 && g.flops() >= 1e6;
+    pl.outer_parallel = parallel && pl.blocks >= threads;
+    pl.workers = parallel ? std::min(threads, 64) : 1;
+    if (pl.outer_parallel) pl.workers = static_cast<int>(std::min<int64_t>(pl.workers, pl.blocks));
+    const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
+                                                         : gemm_kernels<float>(h.isa).workspace_size;
+    pl.gemm_ws_bytes = ws_size(ExecContext{1}, pl.block, g.ocg, g.icg);
+    // The 36 matrices of U, V and M are read and written side by side by
+    // the transforms: strides of a multiple of 4 KiB (64 x 64 floats, 1 MiB
+    // at res5) put all 36 streams in the same cache sets. Each stride is
+    // 64 bytes past a multiple of 4 KiB instead.
+    auto skewed = [&](int64_t elems) {
+        const std::size_t bytes = (static_cast<std::size_t>(elems) * esize + 4095) / 4096 * 4096 + 64;
+        return static_cast<int64_t>(bytes / esize);
+    };
+    pl.wpk_elems = skewed(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg));
+    pl.v_stride = skewed(pl.block * g.icg);
+    pl.m_stride = skewed(pl.block * g.ocg);
+    const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.v_stride) * esize) +
+                           round64(static_cast<std::size_t>(kWinogradPoints * pl.m_stride) * esize);
+    pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +
+                         static_cast<std::size_t>(pl.outer_parallel ? pl.workers : 1) * vm +
+                         static_cast<std::size_t>(pl.workers) * round64(pl.gemm_ws_bytes);
+    return kSuccess;
+}
+
 // p on conv_gemm_geometry (z's strides moved as y's).
 ops::ConvForwardProblem gemm_problem(const ops::ConvForwardProblem &p) {
     ops::ConvForwardProblem q = p;
@@ -264,6 +327,22 @@ const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
     }
 }
 
+// WINOGRAD_NONFUSED's model: the 36 GEMMs (36 icg ocg MACs per tile, the
+// tiles' outputs past the edge included) at the GEMM's speed, slower for
+// short products (icg or ocg below 64), plus the transforms (about 40
+// operations per input and output value per tile at a quarter of the
+// GEMM's speed: memory bound) and the filter's (36 icg ocg values written,
+// packed and read once per call, worth about 64 MACs each).
+double winograd_cost(const ops::ConvGeometry &g) {
+    const double tiles = static_cast<double>(g.n * ((g.out[1] + 3) / 4) * ((g.out[2] + 3) / 4));
+    const double icg = static_cast<double>(g.icg), ocg = static_cast<double>(g.ocg), groups = static_cast<double>(g.groups);
+    const double eff = std::min(1.0, std::min(icg, ocg) / 64.0);
+    const double gemm = 2.0 * groups * tiles * 36 * icg * ocg / eff;
+    const double transforms = 4.0 * groups * tiles * 36 * (icg + ocg) * 2;
+    const double filter = 2.0 * groups * 36 * icg * ocg * 64;
+    return gemm + transforms + filter;
+}
+
 // Relative speeds of the model: the GEMM runs at 1, slower when its
 // reduction is short (per group: C/groups per tap, a GEMM call per group;
 // one group: the batch-reduce over taps is one long reduction, so C * taps);
@@ -279,6 +358,7 @@ double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo,
         return flops * junk / k_eff;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: return flops * (g.ocg == 1 ? 2 : 8);
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return winograd_cost(g);
     default: return flops * 20;
     }
 }
@@ -317,10 +397,18 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
         return fail(ANYDNN_STATUS_NOT_SUPPORTED,
                     "GEMM (explicit im2col) is not implemented on the CPU backend: IMPLICIT_PRECOMP_GEMM does its work "
                     "without the im2col copy");
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: {
+        ConvWinogradPlan pl;
+        ANYDNN_TRY(plan_winograd(h, p, &pl));
+        *bytes = pl.workspace_bytes;
+        return kSuccess;
+    }
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                    "WINOGRAD (fused) is not implemented on the CPU backend: WINOGRAD_NONFUSED (F(4x4, 3x3)) takes "
+                    "3x3 stride-1 convolutions");
     case ANYDNN_CONVOLUTION_FWD_ALGO_FFT:
     case ANYDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
-    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
-    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
         return fail(ANYDNN_STATUS_NOT_SUPPORTED, "%s is not implemented on the CPU backend", algo_name(algo));
     default:
         return fail(ANYDNN_STATUS_BAD_PARAM, "algo %d is not an anydnnConvolutionFwdAlgo_t", static_cast<int>(algo));
@@ -345,6 +433,12 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
         return;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;
+    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: {
+        ConvWinogradPlan pl;
+        plan_winograd(h, p, &pl);
+        conv_winograd_kernels(h.isa).run(ctx, p, pl, o, workspace);
+        return;
+    }
     default: k.implicit(ctx, p, o); return;
     }
 }

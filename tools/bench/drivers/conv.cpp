@@ -17,7 +17,7 @@ namespace anydnn_bench {
 const char kConvUsage[] =
     "    --dir=FWD_D|FWD_B (with bias)|BWD_D (data)|BWD_W (weights)|BWD_B (bias alone)\n"
     "    --fused (forward: bias + relu in one call) --dt=f32|f64|f16|bf16 --tag=nchw|nhwc\n"
-    "    (filter KCRS|KRSC) --alg=auto|implicit|precomp|direct (forward), auto|algo0|algo1\n"
+    "    (filter KCRS|KRSC) --alg=auto|implicit|precomp|direct|winograd (forward), auto|algo0|algo1\n"
     "    (BWD_D, BWD_W), auto (BWD_B) --mb=N (0: the problem's); problem: benchdnn's, e.g.\n"
     "    mb1ic64ih56oc64oh56kh3ph1n\"res2_branch2b\"\n";
 
@@ -35,9 +35,11 @@ const std::initializer_list<std::pair<const char *, Dir>> kDirs = {
 
 const std::initializer_list<std::pair<const char *, Alg>> kAlgs = {
     {"auto", Alg::automatic}, {"implicit", Alg::implicit}, {"precomp", Alg::precomp},
-    {"direct", Alg::direct},  {"algo0", Alg::algo0},       {"algo1", Alg::algo1}};
+    {"direct", Alg::direct},  {"winograd", Alg::winograd}, {"algo0", Alg::algo0},   {"algo1", Alg::algo1}};
 
-bool forward_alg(Alg a) { return a == Alg::implicit || a == Alg::precomp || a == Alg::direct; }
+bool forward_alg(Alg a) {
+    return a == Alg::implicit || a == Alg::precomp || a == Alg::direct || a == Alg::winograd;
+}
 bool backward_alg(Alg a) { return a == Alg::algo0 || a == Alg::algo1; }
 
 // ParseError when --alg or --fused does not apply to --dir (options persist
@@ -47,7 +49,7 @@ void check_options(const ConvProblem &p, const std::string &where) {
     const std::string alg = std::string("--alg=") + choice_name(p.alg, kAlgs);
     if (p.fused && p.backward()) throw ParseError(where + "--fused is forward only, not for " + dir);
     if (!p.backward() && backward_alg(p.alg))
-        throw ParseError(where + alg + " is a backward algorithm; " + dir + " takes auto|implicit|precomp|direct");
+        throw ParseError(where + alg + " is a backward algorithm; " + dir + " takes auto|implicit|precomp|direct|winograd");
     if (p.dir == Dir::bwd_b && p.alg != Alg::automatic)
         throw ParseError(where + alg + ": " + dir + " has no algorithm to choose; it takes auto");
     if (p.backward() && forward_alg(p.alg))
@@ -175,6 +177,7 @@ private:
         case Alg::implicit: return ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
         case Alg::precomp: return ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
         case Alg::direct: return ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+        case Alg::winograd: return ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
         default: break;
         }
         anydnnConvolutionFwdAlgoPerf_t perf[ANYDNN_CONVOLUTION_FWD_ALGO_COUNT];

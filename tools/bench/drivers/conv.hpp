@@ -5,7 +5,7 @@
 //   --dir=BWD_W (bwd_w)       anydnnConvolutionBackwardFilter: src, diff_dst -> diff_wei
 //   --dir=BWD_B (bwd_b)       anydnnConvolutionBackwardBias: diff_dst -> diff_bias
 // --fused (forward only: bias and ReLU in one call) --dt --tag=nchw|nhwc
-// (the filter KCRS or KRSC) --alg=auto|implicit|precomp|direct (forward) or
+// (the filter KCRS or KRSC) --alg=auto|implicit|precomp|direct|winograd (forward) or
 // auto|algo0|algo1 (BWD_D, BWD_W: BWD_DATA/BWD_FILTER_ALGO_0/1; BWD_B takes
 // auto only) --mb=N; problem: a benchdnn descriptor, e.g.
 // mb1ic64ih56oc64oh56kh3ph1n"res2_branch2b" (core/conv_shape.hpp).
@@ -26,7 +26,7 @@ struct ConvProblem final : Problem {
     // or bias, with that tensor's dims and layout.
     enum class Tensor { src, wei, bias, dst };
     enum class Dir { fwd_d, fwd_b, bwd_d, bwd_w, bwd_b };
-    enum class Alg { automatic, implicit, precomp, direct, algo0, algo1 };
+    enum class Alg { automatic, implicit, precomp, direct, winograd, algo0, algo1 };
 
     Dir dir = Dir::fwd_d;
     bool fused = false;  // bias + ReLU, forward only

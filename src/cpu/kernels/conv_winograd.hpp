@@ -1,0 +1,322 @@
+// Forward convolution by Winograd F(4x4, 3x3), non-fused (WINOGRAD_NONFUSED),
+// compiled once per ISA level: the filter, input and output transforms as
+// plain loops over up to kLanes channels (vectorized along the channels) and
+// 36 GEMMs per block of tiles on the GEMM engine. ConvWinogradPlan
+// (src/cpu/conv.hpp) describes the tiling; docs/ARCHITECTURE.md
+// ("WINOGRAD_NONFUSED") the error bound.
+//
+// Points 0, -1, 1, -2, 2, inf (Lavin & Gray 2016):
+//   B^T = [4  0 -5  0 1 0]   G = [ 1/4     0    0 ]   A^T = [1 1  1 1  1 0]
+//         [0 -4 -4  1 1 0]       [-1/6  -1/6 -1/6 ]         [0 1 -1 2 -2 0]
+//         [0  4 -4 -1 1 0]       [-1/6   1/6 -1/6 ]         [0 1  1 4  4 0]
+//         [0 -2 -1  2 1 0]       [ 1/24 1/12  1/6 ]         [0 1 -1 8 -8 1]
+//         [0  2 -1 -2 1 0]       [ 1/24 -1/12 1/6 ]
+//         [0  4  0 -5 0 1]       [ 0      0    1  ]
+// Y = A^T [(G g G^T) .* (B^T d B)] A is the 4x4 cross-correlation of the 6x6
+// input window d with the 3x3 filter g.
+#include <omp.h>
+
+#include "cpu/conv.hpp"
+#include "cpu/gemm.hpp"
+#include "cpu/kernels/util/conv_common.hpp"
+
+namespace anydnn::cpu::ANYDNN_ISA_NS {
+namespace {
+
+constexpr int64_t kLanes = 64;  // channels per transform step
+constexpr int kP = kWinogradPoints;
+
+// out[i * os + j] = (B^T d)_i for the 6 rows d[i * ds + j], j < n.
+template <class C>
+ANYDNN_ALWAYS_INLINE void wino_bt(const C *d, int64_t ds, C *out, int64_t os, int64_t n) {
+    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
+#pragma GCC ivdep
+    for (int64_t j = 0; j < n; ++j) {
+        const C d0 = d[j], d1 = d[ds + j], d2 = d[2 * ds + j], d3 = d[3 * ds + j], d4 = d[4 * ds + j],
+                d5 = d[5 * ds + j];
+        const C s12 = d1 + d2, s34 = d3 + d4, a42 = d4 - d2;
+        out[j] = C(4) * d0 - C(5) * d2 + d4;
+        out[os + j] = s34 - C(4) * s12;
+        out[2 * os + j] = C(4) * (d1 - d2) + (d4 - d3);
+        out[3 * os + j] = C(2) * (d3 - d1) + a42;
+        out[4 * os + j] = C(2) * (d1 - d3) + a42;
+        out[5 * os + j] = C(4) * d1 - C(5) * d3 + d5;
+    }
+}
+
+// out[i * os + j] = (A^T m)_i, i < 4, for the 6 rows m[i * ms + j].
+template <class C>
+ANYDNN_ALWAYS_INLINE void wino_at(const C *m, int64_t ms, C *out, int64_t os, int64_t n) {
+    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
+#pragma GCC ivdep
+    for (int64_t j = 0; j < n; ++j) {
+        const C m0 = m[j], m1 = m[ms + j], m2 = m[2 * ms + j], m3 = m[3 * ms + j], m4 = m[4 * ms + j],
+                m5 = m[5 * ms + j];
+        const C p12 = m1 + m2, d12 = m1 - m2, p34 = m3 + m4, d34 = m3 - m4;
+        out[j] = m0 + p12 + p34;
+        out[os + j] = d12 + C(2) * d34;
+        out[2 * os + j] = p12 + C(4) * p34;
+        out[3 * os + j] = d12 + C(8) * d34 + m5;
+    }
+}
+
+// out[i * os + j] = (G g)_i, i < 6, for the 3 rows g[i * gs + j].
+template <class C>
+ANYDNN_ALWAYS_INLINE void wino_g(const C *g, int64_t gs, C *out, int64_t os, int64_t n) {
+    // Products with the rounded reciprocals (a division per value cost more
+    // than the rest of the filter transform).
+    const C q = C(0.25), s6 = C(1) / C(6), s12 = C(1) / C(12), s24 = C(1) / C(24);
+    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
+#pragma GCC ivdep
+    for (int64_t j = 0; j < n; ++j) {
+        const C g0 = g[j], g1 = g[gs + j], g2 = g[2 * gs + j];
+        const C s02 = g0 + g2, e = g0 * s24 + g2 * s6, o = g1 * s12;
+        out[j] = g0 * q;
+        out[os + j] = -(s02 + g1) * s6;
+        out[2 * os + j] = (g1 - s02) * s6;
+        out[3 * os + j] = e + o;
+        out[4 * os + j] = e - o;
+        out[5 * os + j] = g2;
+    }
+}
+
+// The filter transform, written straight into the GEMM engine's packed
+// layout of op(B) = U_point (icg x ocg; GemmKernels::pack_b, documented in
+// docs/ARCHITECTURE.md, "B (or A) packed once for many products"): the
+// reduction (input channels) in the engine's balanced blocks of `step`,
+// block pc at + pc * round_up(ocg, NR), in it the NR-column sliver j at
+// + j * kc, row c - pc of the sliver at + (c - pc) * NR. Writing U first and
+// packing it after moved 36 icg ocg values twice more (res5: 38 MB).
+// One item: group grp, the sliver of output channels [j, j + NR) (zero
+// past ocg), input channels [c0, c0 + cn), cn <= kFilterCb.
+constexpr int64_t kFilterCb = 8;
+constexpr int64_t kMaxNr = 48;  // the widest GEMM tile (avx512 f32)
+
+template <class T, class C>
+void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp, int64_t j, int64_t c0, int64_t cn,
+                             int64_t nr, int64_t step, int64_t wpk_elems, C *wpk_grp) {
+    const int64_t icg = g.icg, ocg = g.ocg, nk = imin_(nr, ocg - j), ocg_padded = (ocg + nr - 1) / nr * nr;
+    const int64_t cbn = kFilterCb * kMaxNr;
+    C gt[9 * kFilterCb * kMaxNr], t[18 * kMaxNr];
+    // gt[tap][c][k]: the sliver's channels side by side.
+    for (int64_t k = 0; k < nr; ++k) {
+        if (k >= nk) {
+            for (int64_t tap = 0; tap < 9; ++tap)
+                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kMaxNr + k] = C(0);
+            continue;
+        }
+        const T *src = w + (grp * ocg + j + k) * g.ws[0] + c0 * g.ws[1];
+        for (int64_t r = 0; r < 3; ++r)
+            for (int64_t s = 0; s < 3; ++s) {
+                const T *sp = src + g.filter_offset(0, r, s);
+                C *d = gt + (r * 3 + s) * cbn + k;
+                for (int64_t c = 0; c < cn; ++c) d[c * kMaxNr] = load<C>(sp + c * g.ws[1]);
+            }
+    }
+    for (int64_t c = 0; c < cn; ++c) {
+        const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
+        C *dst = wpk_grp + pc * ocg_padded + j * kc + (ci - pc) * nr;
+        // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
+        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kMaxNr, 3 * cbn, t + s * kMaxNr, 3 * kMaxNr, nr);
+        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kMaxNr, kMaxNr, dst + i * 6 * wpk_elems, wpk_elems, nr);
+    }
+}
+
+// The input transform of tiles [t_begin, t_end) of the block starting at
+// tile q0: v[point][tile - q0][ic] (ld icg, point stride vps) for group grp.
+template <class T, class C>
+void input_transform(const ops::ConvGeometry &g, const ConvWinogradPlan &pl, const T *x, int64_t grp, int64_t q0,
+                     int64_t t_begin, int64_t t_end, C *v, int64_t vps) {
+    const int64_t icg = g.icg, per_image = pl.tiles_h * pl.tiles_w;
+    const int64_t *xs = g.xs;
+    C d[36 * kLanes], t[36 * kLanes];
+    for (int64_t q = t_begin; q < t_end; ++q) {
+        const int64_t img = q / per_image, r = q % per_image, th = r / pl.tiles_w, tw = r % pl.tiles_w;
+        const int64_t ih0 = th * 4 - g.pad[1], iw0 = tw * 4 - g.pad[2];
+        const T *ximg = x + img * xs[0] + grp * icg * xs[1];
+        for (int64_t c0 = 0; c0 < icg; c0 += kLanes) {
+            const int64_t n = imin_(kLanes, icg - c0);
+            for (int64_t i = 0; i < 6; ++i) {
+                const int64_t ih = ih0 + i;
+                const bool row_in = ih >= 0 && ih < g.in[1];
+                for (int64_t j = 0; j < 6; ++j) {
+                    const int64_t iw = iw0 + j;
+                    C *dp = d + (i * 6 + j) * kLanes;
+                    if (!row_in || iw < 0 || iw >= g.in[2]) {
+                        for (int64_t c = 0; c < n; ++c) dp[c] = C(0);
+                        continue;
+                    }
+                    const T *s = ximg + ih * xs[3] + iw * xs[4] + c0 * xs[1];
+                    if (xs[1] == 1)
+                        for (int64_t c = 0; c < n; ++c) dp[c] = load<C>(s + c);
+                    else
+                        for (int64_t c = 0; c < n; ++c) dp[c] = load<C>(s + c * xs[1]);
+                }
+            }
+            // Along i (columns j side by side), then along j into v.
+            for (int64_t j = 0; j < 6; ++j) wino_bt(d + j * kLanes, 6 * kLanes, t + j * kLanes, 6 * kLanes, n);
+            C *vt = v + (q - q0) * icg + c0;
+            for (int64_t i = 0; i < 6; ++i) wino_bt(t + i * 6 * kLanes, kLanes, vt + i * 6 * vps, vps, n);
+        }
+    }
+}
+
+// The output transform of tiles [t_begin, t_end) of the block starting at
+// q0 from m[point][tile - q0][oc] (ld ocg, point stride mps), through the
+// epilogue into y.
+template <class T, class C>
+void output_transform(const ops::ConvForwardProblem &p, const ConvWinogradPlan &pl, const Epilogue<T, C> &epi,
+                      int64_t grp, int64_t q0, int64_t t_begin, int64_t t_end, const C *m, int64_t mps) {
+    const ops::ConvGeometry &g = p.geo;
+    const int64_t ocg = g.ocg, per_image = pl.tiles_h * pl.tiles_w;
+    const int64_t *ys = g.ys, *zs = p.zs;
+    C s[24 * kLanes], o[16 * kLanes];
+    for (int64_t q = t_begin; q < t_end; ++q) {
+        const int64_t img = q / per_image, r = q % per_image, th = r / pl.tiles_w, tw = r % pl.tiles_w;
+        const int64_t oh0 = th * 4, ow0 = tw * 4;
+        const int64_t rows = imin_(4, g.out[1] - oh0), cols = imin_(4, g.out[2] - ow0);
+        for (int64_t k0 = 0; k0 < ocg; k0 += kLanes) {
+            const int64_t n = imin_(kLanes, ocg - k0);
+            const C *mt = m + (q - q0) * ocg + k0;
+            // Along the point rows (the 6 columns side by side), then along the columns.
+            for (int64_t j = 0; j < 6; ++j) wino_at(mt + j * mps, 6 * mps, s + j * kLanes, 6 * kLanes, n);
+            for (int64_t i = 0; i < rows; ++i) wino_at(s + i * 6 * kLanes, kLanes, o + i * 4 * kLanes, kLanes, n);
+            const int64_t oc = grp * ocg + k0;
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < cols; ++j) {
+                    const int64_t oh = oh0 + i, ow = ow0 + j;
+                    epi.run(o + (i * 4 + j) * kLanes, n, img * ys[0] + oc * ys[1] + oh * ys[3] + ow * ys[4], ys[1],
+                            img * zs[0] + oc * zs[1] + oh * zs[3] + ow * zs[4], zs[1], oc, 1);
+                }
+        }
+    }
+}
+
+template <class T, class C>
+Epilogue<T, C> winograd_epilogue(const ops::ConvForwardProblem &p, const ConvOperands &o) {
+    Epilogue<T, C> e;
+    e.alpha = static_cast<C>(p.alpha);
+    e.y = static_cast<T *>(o.y);
+    if (!p.fused) {
+        e.beta = static_cast<C>(p.beta);
+        return e;
+    }
+    e.bias = static_cast<const T *>(o.bias);
+    e.bias_stride = p.bias_stride;
+    if (p.has_z) {
+        e.z = static_cast<const T *>(o.z);
+        e.alpha2 = static_cast<C>(p.alpha2);
+    }
+    e.act = act_row_fn<C>(p.act);
+    e.params = Params<C>{static_cast<C>(p.act.coef), static_cast<C>(p.act.swish_beta)};
+    return e;
+}
+
+template <class T, class C>
+void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvWinogradPlan &pl,
+                    const ConvOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const GemmKernels<C> &gk = isa_gemm<C>();
+    const int64_t icg = g.icg, ocg = g.ocg;
+    (void)ctx;  // the plan's workers are the team
+
+    // Workspace: the packed filter of every (group, point), V and M per block in flight (one per worker
+    // when workers take whole blocks, else one shared), then each worker's
+    // GEMM workspace.
+    WorkspaceCursor cur(workspace);
+    C *wpk = cur.take<C>(g.groups * kP * pl.wpk_elems);
+    const int nworkers = pl.workers < 64 ? pl.workers : 64;
+    const int nsets = pl.outer_parallel ? nworkers : 1;
+    const int64_t vps = pl.v_stride, mps = pl.m_stride;
+    C *vs[64], *ms[64];
+    void *gws[64];
+    for (int t = 0; t < nsets; ++t) {
+        vs[t] = cur.take<C>(kP * vps);
+        ms[t] = cur.take<C>(kP * mps);
+    }
+    for (int t = 0; t < nworkers; ++t) gws[t] = cur.take<unsigned char>(static_cast<int64_t>(pl.gemm_ws_bytes));
+
+    const T *w = static_cast<const T *>(o.w);
+    const Epilogue<T, C> epi = winograd_epilogue<T, C>(p, o);
+    const T *x = static_cast<const T *>(o.x);
+    const ExecContext one{1};
+    auto gemm = [&](int64_t grp, int xi, int64_t nt, const C *v, C *m, void *ws) {
+        GemmArgs<C> a;
+        a.m = nt;
+        a.n = ocg;
+        a.k = icg;
+        a.a = v + xi * vps;
+        a.lda = icg;
+        a.b_packed = wpk + (grp * kP + xi) * pl.wpk_elems;
+        a.trans_b = true;
+        a.b = a.b_packed;  // with b_packed the engine reads only that
+        a.ldb = icg;
+        a.c = m + xi * mps;
+        a.ldc = ocg;
+        gk.gemm(one, a, ws);
+    };
+
+    // One parallel region: every fork and join costs a scheduler round on a
+    // busy machine. The GEMMs are single-threaded (their bits do not depend
+    // on it).
+#pragma omp parallel num_threads(nworkers) if (nworkers > 1)
+    {
+        const int t = omp_get_thread_num(), team = omp_get_num_threads();
+        auto share = [&](int64_t count, int64_t *b, int64_t *e) {
+            *b = count * t / team;
+            *e = count * (t + 1) / team;
+        };
+        int64_t b, e;
+        {
+            const int64_t nr = gk.blocking.nr, slivers = (ocg + nr - 1) / nr, cblocks = (icg + kFilterCb - 1) / kFilterCb;
+            const int64_t step = (icg + (icg + gk.blocking.kc - 1) / gk.blocking.kc - 1) /
+                                 ((icg + gk.blocking.kc - 1) / gk.blocking.kc);  // the engine's kc_step(icg)
+            share(g.groups * slivers * cblocks, &b, &e);
+            for (int64_t q = b; q < e; ++q) {
+                const int64_t cb = q % cblocks, sl = q / cblocks % slivers, grp = q / (cblocks * slivers);
+                filter_transform_packed(g, w, grp, sl * nr, cb * kFilterCb, imin_(kFilterCb, icg - cb * kFilterCb), nr,
+                                        step, pl.wpk_elems, wpk + grp * kP * pl.wpk_elems);
+            }
+        }
+#pragma omp barrier
+        if (pl.outer_parallel) {
+            share(pl.blocks, &b, &e);
+            for (int64_t blk = b; blk < e; ++blk) {
+                const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
+                for (int64_t grp = 0; grp < g.groups; ++grp) {
+                    input_transform(g, pl, x, grp, q0, q0, q0 + nt, vs[t], vps);
+                    for (int xi = 0; xi < kP; ++xi) gemm(grp, xi, nt, vs[t], ms[t], gws[t]);
+                    output_transform(p, pl, epi, grp, q0, q0, q0 + nt, ms[t], mps);
+                }
+            }
+        } else {
+            for (int64_t blk = 0; blk < pl.blocks; ++blk) {
+                const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
+                for (int64_t grp = 0; grp < g.groups; ++grp) {
+                    share(nt, &b, &e);
+                    input_transform(g, pl, x, grp, q0, q0 + b, q0 + e, vs[0], vps);
+#pragma omp barrier
+                    share(kP, &b, &e);
+                    for (int64_t xi = b; xi < e; ++xi) gemm(grp, static_cast<int>(xi), nt, vs[0], ms[0], gws[t]);
+#pragma omp barrier
+                    share(nt, &b, &e);
+                    output_transform(p, pl, epi, grp, q0, q0 + b, q0 + e, ms[0], mps);
+#pragma omp barrier
+                }
+            }
+        }
+    }
+}
+
+void winograd(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvWinogradPlan &pl,
+              const ConvOperands &o, void *ws) {
+    visit_types(p.geo.dt, [&](auto t, auto c) {
+        winograd_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, pl, o, ws);
+    });
+}
+
+}  // namespace
+
+extern const ConvWinogradKernels conv_winograd = {winograd};
+
+}  // namespace anydnn::cpu::ANYDNN_ISA_NS
