@@ -176,7 +176,12 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     const bool same_type = g.dt == g.compute;
     const int64_t oc = g.groups * g.ocg;
     const std::size_t esize = dtype_size(g.compute);
-    if (same_type && pl.L[1] == g.out[1] && pl.L[2] == g.out[2]) {
+    // Output pixel (od, oh, ow) is GEMM row (od L[1] + oh) L[2] + ow, and y's
+    // when the planes are as wide as y and, with more than one depth slice,
+    // as high: a single slice never reaches its planes' junk rows (x
+    // unfolded along w, kw = 1, with stride or padding along h: a first
+    // layer's output went through the scratch, 20% of its time).
+    if (same_type && pl.L[2] == g.out[2] && (pl.L[1] == g.out[1] || g.out[0] == 1)) {
         if (pl.channels_last)
             pl.y_direct = (g.ys[1] == 1 || oc == 1) && g.ys[4] >= oc && conv_packed_spatial(g.out, g.ys, g.ys[4]);
         else
