@@ -64,26 +64,28 @@ inline void stream_copy(T *dst, const T *src, int64_t n) {
 #endif
 }
 
-// dst[i] = src[i] * k with streaming stores (T float or double): a scaling
-// pass and stream_copy in one, one store per vector fewer (Zen 4 stores a
-// 512-bit vector in two cycles).
-template <class T>
-inline void stream_scale(T *dst, const T *src, int64_t n, T k) {
+// dst[i] = f(src[i]) with streaming stores (T float or double): a last pass
+// and stream_copy in one, one store per vector fewer (Zen 4 stores a 512-bit
+// vector in two cycles). f takes a T or a vector of them (GCC's vector
+// operators: __m512 and friends are vector_size types), e.g. softmax's
+// scaling v * k.
+template <class T, class F>
+inline void stream_map(T *dst, const T *src, int64_t n, F &&f) {
     int64_t i = 0;
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
     constexpr int64_t W = kVectorBytes / sizeof(T);
-    for (; i < n && reinterpret_cast<uintptr_t>(dst + i) % kVectorBytes != 0; ++i) dst[i] = src[i] * k;
+    for (; i < n && reinterpret_cast<uintptr_t>(dst + i) % kVectorBytes != 0; ++i) dst[i] = f(src[i]);
     for (; i + W <= n; i += W) {
 #if ANYDNN_ISA_avx512
-        if constexpr (sizeof(T) == 4) _mm512_stream_ps(dst + i, _mm512_mul_ps(_mm512_loadu_ps(src + i), _mm512_set1_ps(k)));
-        else _mm512_stream_pd(dst + i, _mm512_mul_pd(_mm512_loadu_pd(src + i), _mm512_set1_pd(k)));
+        if constexpr (sizeof(T) == 4) _mm512_stream_ps(dst + i, f(_mm512_loadu_ps(src + i)));
+        else _mm512_stream_pd(dst + i, f(_mm512_loadu_pd(src + i)));
 #else
-        if constexpr (sizeof(T) == 4) _mm256_stream_ps(dst + i, _mm256_mul_ps(_mm256_loadu_ps(src + i), _mm256_set1_ps(k)));
-        else _mm256_stream_pd(dst + i, _mm256_mul_pd(_mm256_loadu_pd(src + i), _mm256_set1_pd(k)));
+        if constexpr (sizeof(T) == 4) _mm256_stream_ps(dst + i, f(_mm256_loadu_ps(src + i)));
+        else _mm256_stream_pd(dst + i, f(_mm256_loadu_pd(src + i)));
 #endif
     }
 #endif
-    for (; i < n; ++i) dst[i] = src[i] * k;
+    for (; i < n; ++i) dst[i] = f(src[i]);
 }
 
 // Orders this thread's streaming stores before its later stores (and before
