@@ -393,7 +393,8 @@ void forward_row(const StridedLoop &row, const int64_t *base, const T *x, T *y, 
 // nb <= kColumns neighbouring softmaxes of n <= kColumnSteps elements (x,
 // y: strides sx, sy), beta 0, y beyond the cache: the block is computed in
 // L1 and streamed to y, so that y is written once and never read (its lines
-// are nb elements, 256 bytes for f32: no partial lines but the ends).
+// are nb elements, 256 bytes for f32: no partial lines but the ends). The
+// caller fences (for_each_softmax).
 template <class C>
 void forward_columns_streamed(const C *x, int64_t sx, C *y, int64_t sy, int64_t n, int64_t nb, Alg alg, C alpha) {
     const bool fast = alg == Alg::fast, log = alg == Alg::log;
