@@ -43,10 +43,6 @@ constexpr bool kSanitized = false;
 #endif
 constexpr double kSanitizerMaxFlops = 3e8;
 
-// WINOGRAD_NONFUSED's error bound in units of eps sum |w||x| (measured
-// maximum: ConvWinograd.ErrorBound prints it).
-constexpr double kWinogradBound = 64;
-
 enum class Mode { beta0, beta_half, fused, fused_z_is_y };
 
 const char *mode_name(Mode m) {

@@ -190,7 +190,8 @@ TEST_F(ConvBwdApi, CountsRankingAndFind) {
     EXPECT_EQ(dperf[0].algo, ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1);  // the GEMM first on a plain 3x3
     EXPECT_EQ(dperf[0].status, ANYDNN_STATUS_SUCCESS);
     EXPECT_EQ(dperf[1].status, ANYDNN_STATUS_SUCCESS);
-    EXPECT_EQ(dperf[2].status, ANYDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_EQ(dperf[2].status, ANYDNN_STATUS_SUCCESS);  // WINOGRAD_NONFUSED: 3x3, stride 1, one group
+    EXPECT_EQ(dperf[3].status, ANYDNN_STATUS_NOT_SUPPORTED);
     for (const auto &p : dperf) EXPECT_EQ(p.determinism, ANYDNN_DETERMINISTIC);
 
     anydnnConvolutionBwdFilterAlgoPerf_t fperf[2];

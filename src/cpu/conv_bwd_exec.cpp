@@ -3,8 +3,10 @@
 #include "cpu/conv_bwd_exec.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/dtype.hpp"
+#include "cpu/conv_exec.hpp"
 #include "cpu/conv_unfold.hpp"
 #include "cpu/gemm.hpp"
 
@@ -144,6 +146,52 @@ Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction d
     return plan_backward(h, out->run, dir, &out->bp);
 }
 
+// Backward data of a stride-1 convolution is a forward one: dx = alpha *
+// (dy cross-correlated with the filter turned by 180 degrees, its K and C
+// swapped, padded k - 1 - pad) + beta * dx. WINOGRAD_NONFUSED runs it so,
+// reading the filter in place through the swapped strides and the flipped
+// mode. One group only: a group's block of C would have to be a block of
+// the filter's K.
+std::optional<ops::ConvForwardProblem> data_as_forward(const ops::ConvBackwardProblem &p) {
+    const ops::ConvGeometry &g = p.geo;
+    if (g.groups != 1) return std::nullopt;
+    for (int i = 0; i < 3; ++i)
+        if (g.stride[i] != 1 || g.pad[i] > (g.k[i] - 1) * g.dil[i]) return std::nullopt;
+    ops::ConvForwardProblem f;
+    f.alpha = p.alpha;
+    f.beta = p.beta;
+    ops::ConvGeometry &q = f.geo;
+    q = g;
+    q.icg = g.ocg;
+    q.ocg = g.icg;
+    q.flip = !g.flip;
+    for (int i = 0; i < 3; ++i) {
+        q.in[i] = g.out[i];
+        q.out[i] = g.in[i];
+        q.pad[i] = (g.k[i] - 1) * g.dil[i] - g.pad[i];
+    }
+    for (int j = 0; j < 5; ++j) {
+        q.xs[j] = g.ys[j];
+        q.ys[j] = g.xs[j];
+    }
+    q.ws[0] = g.ws[1];  // the forward's output channel is dx's channel c
+    q.ws[1] = g.ws[0];  // and its input channel dy's channel k
+    return f;
+}
+
+// WINOGRAD_NONFUSED's forward problem and plan for backward data.
+Status plan_data_winograd(const Handle &h, const ops::ConvBackwardProblem &p, ops::ConvForwardProblem *f,
+                          ConvWinogradPlan *pl) {
+    const std::optional<ops::ConvForwardProblem> q = data_as_forward(p);
+    if (!q)
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                    "backward data WINOGRAD_NONFUSED takes one group, stride 1 and padding below the filter; this is "
+                    "%s",
+                    p.to_string("data").c_str());
+    *f = *q;
+    return plan_winograd(h, *f, pl);
+}
+
 const char *algo_name(anydnnConvolutionBwdDataAlgo_t algo) {
     switch (algo) {
     case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_0: return "ALGO_0";
@@ -170,7 +218,8 @@ const char *algo_name(anydnnConvolutionBwdFilterAlgo_t algo) {
 }
 
 // ALGO_0 takes every problem without workspace, ALGO_1 what the planes
-// take; the rest is not implemented.
+// take, backward data's WINOGRAD_NONFUSED the 3x3 stride-1 ones
+// (plan_data_winograd); the rest is not implemented.
 template <class Algo>
 Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, Algo algo,
                           std::size_t *bytes) {
@@ -180,6 +229,13 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
                     dir == Direction::data ? "data" : "filter");
     if (static_cast<int>(algo) == 0) {
         *bytes = 0;
+        return kSuccess;
+    }
+    if (dir == Direction::data && static_cast<int>(algo) == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) {
+        ops::ConvForwardProblem f;
+        ConvWinogradPlan pl;
+        ANYDNN_TRY(plan_data_winograd(h, p, &f, &pl));
+        *bytes = pl.workspace_bytes;
         return kSuccess;
     }
     if (static_cast<int>(algo) == 1) {
@@ -198,6 +254,10 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
 double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, int algo) {
     const ops::ConvGeometry &g = p.geo;
     const double flops = g.flops();
+    if (dir == Direction::data && algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) {
+        const std::optional<ops::ConvForwardProblem> f = data_as_forward(p);
+        return f ? winograd_cost(f->geo) : flops * 20;
+    }
     if (algo != 1) return flops * 20;
     if (g.icg == 1 && g.groups > 1) return flops * 64;
     GemmPlan gp;
@@ -232,6 +292,11 @@ void execute_conv_bwd_data(const Handle &h, const ops::ConvBackwardProblem &p, a
         ConvBackwardPlan bp;
         plan_backward(h, q, Direction::data, &bp);
         k.gemm(ctx, q, bp, o, workspace);
+    } else if (algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) {
+        ops::ConvForwardProblem f;
+        ConvWinogradPlan pl;
+        plan_data_winograd(h, p, &f, &pl);
+        conv_winograd_kernels(h.isa).run(ctx, f, pl, ConvOperands{o.dy, o.w, nullptr, nullptr, o.dx}, workspace);
     } else {
         k.direct(ctx, p, o);
     }

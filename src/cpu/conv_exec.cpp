@@ -225,6 +225,8 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     return kSuccess;
 }
 
+}  // namespace
+
 // WINOGRAD_NONFUSED: F(4x4, 3x3) for 2-D 3x3 filters, stride and dilation 1.
 Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out) {
     const ops::ConvGeometry &g = p.geo;
@@ -288,6 +290,8 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     return kSuccess;
 }
 
+namespace {
+
 // p on conv_gemm_geometry (z's strides moved as y's).
 ops::ConvForwardProblem gemm_problem(const ops::ConvForwardProblem &p) {
     ops::ConvForwardProblem q = p;
@@ -332,6 +336,8 @@ const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
     }
 }
 
+}  // namespace
+
 // WINOGRAD_NONFUSED's model: the 36 GEMMs (36 icg ocg MACs per tile, the
 // tiles' outputs past the edge included) at the GEMM's speed, slower for
 // short products (icg or ocg below 64), plus the transforms (about 40
@@ -347,6 +353,8 @@ double winograd_cost(const ops::ConvGeometry &g) {
     const double filter = 2.0 * groups * 36 * icg * ocg * 64;
     return gemm + transforms + filter;
 }
+
+namespace {
 
 // Relative speeds of the model: the GEMM runs at 1, slower when its
 // reduction is short (per group: C/groups per tap, a GEMM call per group;

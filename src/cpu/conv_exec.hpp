@@ -21,6 +21,13 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
 void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, anydnnConvolutionFwdAlgo_t algo,
                           const ConvOperands &o, void *workspace);
 
+// WINOGRAD_NONFUSED's plan (NOT_SUPPORTED with a message unless the filter
+// is 2-D 3x3, stride and dilation 1) and its modeled cost in the units of
+// the forward model (FLOPs at the GEMM's speed). Backward data runs it too,
+// as the forward convolution of dy with the turned filter (conv_bwd_exec.cpp).
+Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out);
+double winograd_cost(const ops::ConvGeometry &g);
+
 using ConvAlgoChoice = ConvAlgoChoiceOf<anydnnConvolutionFwdAlgoPerf_t>;
 
 // Every algorithm (ANYDNN_CONVOLUTION_FWD_ALGO_COUNT entries into out):

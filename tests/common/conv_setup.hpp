@@ -13,6 +13,11 @@
 
 namespace anydnn_test {
 
+// WINOGRAD_NONFUSED's error bound in units of eps sum |w||x| (forward) or
+// eps sum |w||dy| (backward data), measured maximum about 30:
+// ConvWinograd.ErrorBound prints it.
+constexpr double kWinogradBound = 64;
+
 enum class Layout { nchw, nhwc, strided };  // strided: NCHW order with gaps (padded())
 
 struct ConvCase {

@@ -18,7 +18,7 @@ const char kConvUsage[] =
     "    --dir=FWD_D|FWD_B (with bias)|BWD_D (data)|BWD_W (weights)|BWD_B (bias alone)\n"
     "    --fused (forward: bias + relu in one call) --dt=f32|f64|f16|bf16 --tag=nchw|nhwc\n"
     "    (filter KCRS|KRSC) --alg=auto|implicit|precomp|direct|winograd (forward), auto|algo0|algo1\n"
-    "    (BWD_D, BWD_W), auto (BWD_B) --mb=N (0: the problem's); problem: benchdnn's, e.g.\n"
+    "    (BWD_D, BWD_W; BWD_D: winograd too), auto (BWD_B) --mb=N (0: the problem's); problem: benchdnn's, e.g.\n"
     "    mb1ic64ih56oc64oh56kh3ph1n\"res2_branch2b\"\n";
 
 namespace {
@@ -37,9 +37,8 @@ const std::initializer_list<std::pair<const char *, Alg>> kAlgs = {
     {"auto", Alg::automatic}, {"implicit", Alg::implicit}, {"precomp", Alg::precomp},
     {"direct", Alg::direct},  {"winograd", Alg::winograd}, {"algo0", Alg::algo0},   {"algo1", Alg::algo1}};
 
-bool forward_alg(Alg a) {
-    return a == Alg::implicit || a == Alg::precomp || a == Alg::direct || a == Alg::winograd;
-}
+// winograd is both: forward and BWD_D (WINOGRAD_NONFUSED).
+bool forward_alg(Alg a) { return a == Alg::implicit || a == Alg::precomp || a == Alg::direct; }
 bool backward_alg(Alg a) { return a == Alg::algo0 || a == Alg::algo1; }
 
 // ParseError when --alg or --fused does not apply to --dir (options persist
@@ -53,7 +52,10 @@ void check_options(const ConvProblem &p, const std::string &where) {
     if (p.dir == Dir::bwd_b && p.alg != Alg::automatic)
         throw ParseError(where + alg + ": " + dir + " has no algorithm to choose; it takes auto");
     if (p.backward() && forward_alg(p.alg))
-        throw ParseError(where + alg + " is a forward algorithm; " + dir + " takes auto|algo0|algo1");
+        throw ParseError(where + alg + " is a forward algorithm; " + dir + " takes auto|algo0|algo1" +
+                         (p.dir == Dir::bwd_d ? "|winograd" : ""));
+    if (p.alg == Alg::winograd && p.backward() && p.dir != Dir::bwd_d)
+        throw ParseError(where + alg + " is forward and BWD_D only; " + dir + " takes auto|algo0|algo1");
 }
 
 std::vector<int> ints(const Dims &d) { return std::vector<int>(d.begin(), d.end()); }
@@ -213,6 +215,7 @@ private:
     anydnnConvolutionBwdDataAlgo_t choose_algo() const {
         if (p_.alg == Alg::algo0) return ANYDNN_CONVOLUTION_BWD_DATA_ALGO_0;
         if (p_.alg == Alg::algo1) return ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+        if (p_.alg == Alg::winograd) return ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
         anydnnConvolutionBwdDataAlgoPerf_t perf[ANYDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
         int count = 0;
         check(anydnnGetConvolutionBackwardDataAlgorithm_v7(h_, wd_, yd_, cd_, xd_,

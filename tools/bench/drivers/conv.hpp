@@ -6,8 +6,8 @@
 //   --dir=BWD_B (bwd_b)       anydnnConvolutionBackwardBias: diff_dst -> diff_bias
 // --fused (forward only: bias and ReLU in one call) --dt --tag=nchw|nhwc
 // (the filter KCRS or KRSC) --alg=auto|implicit|precomp|direct|winograd (forward) or
-// auto|algo0|algo1 (BWD_D, BWD_W: BWD_DATA/BWD_FILTER_ALGO_0/1; BWD_B takes
-// auto only) --mb=N; problem: a benchdnn descriptor, e.g.
+// auto|algo0|algo1 (BWD_D, BWD_W: BWD_DATA/BWD_FILTER_ALGO_0/1; BWD_D also
+// winograd, WINOGRAD_NONFUSED; BWD_B takes auto only) --mb=N; problem: a benchdnn descriptor, e.g.
 // mb1ic64ih56oc64oh56kh3ph1n"res2_branch2b" (core/conv_shape.hpp).
 #pragma once
 
