@@ -31,6 +31,9 @@
  *   BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0   direct loops, no workspace, every problem
  *   BWD_DATA_ALGO_1, BWD_FILTER_ALGO_1   batch-reduce GEMMs on the planes of
  *                                        dx or x (as IMPLICIT_PRECOMP_GEMM)
+ *   BWD_DATA_ALGO_WINOGRAD_NONFUSED      the forward's F(4x4, 3x3) on dy with
+ *                                        the turned filter: 2-D 3x3, stride
+ *                                        1, one group, pad <= 2
  * and the rest answer NOT_SUPPORTED. Every backward algorithm is
  * deterministic too: bit-identical results run after run and for any thread
  * count (each output element is summed in a fixed order).
