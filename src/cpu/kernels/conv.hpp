@@ -13,27 +13,6 @@
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-// The whole output computation of p after the raw sum acc = conv(x, w).
-template <class T, class C>
-Epilogue<T, C> full_epilogue(const ops::ConvForwardProblem &p, const ConvOperands &o) {
-    Epilogue<T, C> e;
-    e.alpha = static_cast<C>(p.alpha);
-    e.y = static_cast<T *>(o.y);
-    if (!p.fused) {
-        e.beta = static_cast<C>(p.beta);
-        return e;
-    }
-    e.bias = static_cast<const T *>(o.bias);
-    e.bias_stride = p.bias_stride;
-    if (p.has_z) {
-        e.z = static_cast<const T *>(o.z);
-        e.alpha2 = static_cast<C>(p.alpha2);
-    }
-    e.act = act_row_fn<C>(p.act);
-    e.params = Params<C>{static_cast<C>(p.act.coef), static_cast<C>(p.act.swish_beta)};
-    return e;
-}
-
 // ---- IMPLICIT_PRECOMP_GEMM ------------------------------------------------------------
 
 template <class T, class C>

@@ -193,26 +193,6 @@ void output_transform(const ops::ConvForwardProblem &p, const ConvWinogradPlan &
 }
 
 template <class T, class C>
-Epilogue<T, C> winograd_epilogue(const ops::ConvForwardProblem &p, const ConvOperands &o) {
-    Epilogue<T, C> e;
-    e.alpha = static_cast<C>(p.alpha);
-    e.y = static_cast<T *>(o.y);
-    if (!p.fused) {
-        e.beta = static_cast<C>(p.beta);
-        return e;
-    }
-    e.bias = static_cast<const T *>(o.bias);
-    e.bias_stride = p.bias_stride;
-    if (p.has_z) {
-        e.z = static_cast<const T *>(o.z);
-        e.alpha2 = static_cast<C>(p.alpha2);
-    }
-    e.act = act_row_fn<C>(p.act);
-    e.params = Params<C>{static_cast<C>(p.act.coef), static_cast<C>(p.act.swish_beta)};
-    return e;
-}
-
-template <class T, class C>
 void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvWinogradPlan &pl,
                     const ConvOperands &o, void *workspace) {
     const ops::ConvGeometry &g = p.geo;
@@ -237,7 +217,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     for (int t = 0; t < nworkers; ++t) gws[t] = cur.take<unsigned char>(static_cast<int64_t>(pl.gemm_ws_bytes));
 
     const T *w = static_cast<const T *>(o.w);
-    const Epilogue<T, C> epi = winograd_epilogue<T, C>(p, o);
+    const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
     const T *x = static_cast<const T *>(o.x);
     const ExecContext one{1};
     auto gemm = [&](int64_t grp, int xi, int64_t nt, const C *v, C *m, void *ws) {

@@ -51,9 +51,10 @@ void check_options(const ConvProblem &p, const std::string &where) {
         throw ParseError(where + alg + " is a backward algorithm; " + dir + " takes auto|implicit|precomp|direct|winograd");
     if (p.dir == Dir::bwd_b && p.alg != Alg::automatic)
         throw ParseError(where + alg + ": " + dir + " has no algorithm to choose; it takes auto");
-    if (p.backward() && forward_alg(p.alg))
-        throw ParseError(where + alg + " is a forward algorithm; " + dir + " takes auto|algo0|algo1" +
-                         (p.dir == Dir::bwd_d ? "|winograd" : ""));
+    if (p.backward() && forward_alg(p.alg)) {
+        const std::string takes = p.dir == Dir::bwd_d ? "auto|algo0|algo1|winograd" : "auto|algo0|algo1";
+        throw ParseError(where + alg + " is a forward algorithm; " + dir + " takes " + takes);
+    }
     if (p.alg == Alg::winograd && p.backward() && p.dir != Dir::bwd_d)
         throw ParseError(where + alg + " is forward and BWD_D only; " + dir + " takes auto|algo0|algo1");
 }

@@ -79,6 +79,27 @@ struct Epilogue {
     }
 };
 
+// The whole output computation of p after the raw sum acc = conv(x, w).
+template <class T, class C>
+Epilogue<T, C> full_epilogue(const ops::ConvForwardProblem &p, const ConvOperands &o) {
+    Epilogue<T, C> e;
+    e.alpha = static_cast<C>(p.alpha);
+    e.y = static_cast<T *>(o.y);
+    if (!p.fused) {
+        e.beta = static_cast<C>(p.beta);
+        return e;
+    }
+    e.bias = static_cast<const T *>(o.bias);
+    e.bias_stride = p.bias_stride;
+    if (p.has_z) {
+        e.z = static_cast<const T *>(o.z);
+        e.alpha2 = static_cast<C>(p.alpha2);
+    }
+    e.act = act_row_fn<C>(p.act);
+    e.params = Params<C>{static_cast<C>(p.act.coef), static_cast<C>(p.act.swish_beta)};
+    return e;
+}
+
 // Grain (in work items of `macs` multiply-adds each) that keeps a thread's
 // share above kConvGrainMacs, so that small problems skip OpenMP's fork.
 constexpr int64_t kConvGrainMacs = 1 << 16;
