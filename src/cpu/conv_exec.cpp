@@ -343,14 +343,21 @@ const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
 // short products (icg or ocg below 64), plus the transforms (about 40
 // operations per input and output value per tile at a quarter of the
 // GEMM's speed: memory bound) and the filter's (36 icg ocg values written,
-// packed and read once per call, worth about 64 MACs each).
+// packed and read once per call: worth about 10 MACs each while the packed
+// filter fits in half the 32 MiB L3, about 48 beyond, where every pass over
+// it goes to DRAM). Fitted on ResNet-50 at mb1, 2 threads (session 10):
+// res4 3x3 (9.4 MB packed) Winograd 0.83 ms against the GEMM's 1.61 run
+// after run (1.50 against 1.70 with the caches emptied by oneDNN's runs in
+// between), res5 (38 MB) 5.8 against 2.1; the one coefficient of 64 made
+// res4 take the GEMM.
 double winograd_cost(const ops::ConvGeometry &g) {
     const double tiles = static_cast<double>(g.n * ((g.out[1] + 3) / 4) * ((g.out[2] + 3) / 4));
     const double icg = static_cast<double>(g.icg), ocg = static_cast<double>(g.ocg), groups = static_cast<double>(g.groups);
     const double eff = std::min(1.0, std::min(icg, ocg) / 64.0);
     const double gemm = 2.0 * groups * tiles * 36 * icg * ocg / eff;
     const double transforms = 4.0 * groups * tiles * 36 * (icg + ocg) * 2;
-    const double filter = 2.0 * groups * 36 * icg * ocg * 64;
+    const double filter_bytes = groups * 36 * icg * ocg * static_cast<double>(dtype_size(g.compute));
+    const double filter = 2.0 * groups * 36 * icg * ocg * (filter_bytes <= double(16 << 20) ? 10 : 48);
     return gemm + transforms + filter;
 }
 
