@@ -132,8 +132,6 @@ struct GemmPlan {
     ops::ConvBackwardProblem run;
     std::optional<ConvUnfold> unfold;
     ConvBackwardPlan bp;
-
-    std::size_t unfold_bytes() const { return unfold ? round64(unfold->bytes) : 0; }
 };
 
 Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
@@ -241,7 +239,7 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
     if (static_cast<int>(algo) == 1) {
         GemmPlan gp;
         ANYDNN_TRY(plan_gemm(h, p, dir, &gp));
-        *bytes = gp.unfold_bytes() + gp.bp.workspace_bytes;
+        *bytes = conv_unfold_workspace(gp.unfold) + gp.bp.workspace_bytes;
         return kSuccess;
     }
     return fail(ANYDNN_STATUS_NOT_SUPPORTED, "backward %s %s is not implemented on the CPU backend",
@@ -310,11 +308,8 @@ void execute_conv_bwd_filter(const Handle &h, const ops::ConvBackwardProblem &p,
         GemmPlan gp;
         plan_gemm(h, p, Direction::filter, &gp);
         ConvBwdFilterOperands ro = o;
-        if (gp.unfold) {
-            conv_unfold_x(ctx, gemm_problem(p).geo, o.x, workspace);
-            ro.x = workspace;
-        }
-        k.gemm(ctx, gp.run, gp.bp, ro, static_cast<char *>(workspace) + gp.unfold_bytes());
+        ro.x = conv_unfolded_x(ctx, gp.unfold, o.x, workspace);
+        k.gemm(ctx, gp.run, gp.bp, ro, static_cast<char *>(workspace) + conv_unfold_workspace(gp.unfold));
     } else {
         k.direct(ctx, p, o);
     }

@@ -307,20 +307,17 @@ ops::ConvForwardProblem gemm_problem(const ops::ConvForwardProblem &p) {
 // IMPLICIT_PRECOMP_GEMM's problem: p on conv_gemm_geometry, unfolded along
 // w when that pays (conv_unfold.hpp). x' then comes first in the workspace.
 struct PrecompProblem {
-    ops::ConvForwardProblem folded, run;
+    ops::ConvForwardProblem run;
     std::optional<ConvUnfold> unfold;
 };
 
 PrecompProblem precomp_problem(const ops::ConvForwardProblem &p) {
     PrecompProblem r;
-    r.folded = gemm_problem(p);
-    r.unfold = conv_w_unfold(r.folded.geo);
-    r.run = r.folded;
+    r.run = gemm_problem(p);
+    r.unfold = conv_w_unfold(r.run.geo);
     if (r.unfold) r.run.geo = r.unfold->geo;
     return r;
 }
-
-std::size_t unfold_bytes(const PrecompProblem &r) { return r.unfold ? round64(r.unfold->bytes) : 0; }
 
 const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
     switch (algo) {
@@ -403,7 +400,7 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
         const PrecompProblem r = precomp_problem(p);
         ConvPrecompPlan pl;
         ANYDNN_TRY(plan_precomp(h, r.run, &pl));
-        *bytes = unfold_bytes(r) + pl.workspace_bytes;
+        *bytes = conv_unfold_workspace(r.unfold) + pl.workspace_bytes;
         return kSuccess;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT:
@@ -445,11 +442,8 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
         ConvPrecompPlan pl;
         plan_precomp(h, r.run, &pl);
         ConvOperands ro = o;
-        if (r.unfold) {
-            conv_unfold_x(ctx, r.folded.geo, o.x, workspace);
-            ro.x = workspace;
-        }
-        k.precomp(ctx, r.run, pl, ro, static_cast<char *>(workspace) + unfold_bytes(r));
+        ro.x = conv_unfolded_x(ctx, r.unfold, o.x, workspace);
+        k.precomp(ctx, r.run, pl, ro, static_cast<char *>(workspace) + conv_unfold_workspace(r.unfold));
         return;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;

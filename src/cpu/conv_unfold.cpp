@@ -21,6 +21,7 @@ std::optional<ConvUnfold> conv_w_unfold(const ops::ConvGeometry &g) {
     const bool filter_fits = c == 1 || g.ws[4] == c * g.ws[1];
     if (g.groups != 1 || s_w == 1 || c >= kUnfoldMaxChannels || g.xs[1] != 1 || !filter_fits) return std::nullopt;
     ConvUnfold u;
+    u.src = g;
     ops::ConvGeometry &f = u.geo;
     f = g;
     f.icg = s_w * c;
@@ -40,7 +41,11 @@ std::optional<ConvUnfold> conv_w_unfold(const ops::ConvGeometry &g) {
     return u;
 }
 
-void conv_unfold_x(const ExecContext &ctx, const ops::ConvGeometry &g, const void *x, void *xu) {
+const void *conv_unfolded_x(const ExecContext &ctx, const std::optional<ConvUnfold> &u, const void *x,
+                            void *workspace) {
+    if (!u) return x;
+    const ops::ConvGeometry &g = u->src;
+    void *xu = workspace;
     const std::size_t es = dtype_size(g.dt);
     const int64_t s_w = g.k[2], c = g.icg, ow_n = g.out[2], in_w = g.in[2];
     const int64_t rows = g.n * g.in[0] * g.in[1], row_elems = ow_n * s_w * c;
@@ -76,6 +81,7 @@ void conv_unfold_x(const ExecContext &ctx, const ops::ConvGeometry &g, const voi
             }
         }
     });
+    return xu;
 }
 
 }  // namespace anydnn::cpu

@@ -21,16 +21,25 @@
 namespace anydnn::cpu {
 
 struct ConvUnfold {
+    ops::ConvGeometry src;  // the convolution on x that it unfolds
     ops::ConvGeometry geo;  // the convolution on x' (its x strides are x''s, packed)
     std::size_t bytes = 0;  // x' in x's storage type
 };
+
+// x' comes first in its callers' workspaces: the bytes it takes there (64-byte
+// rounded), 0 without an unfold.
+inline std::size_t conv_unfold_workspace(const std::optional<ConvUnfold> &u) {
+    return u ? (u->bytes + 63) & ~std::size_t{63} : 0;
+}
 
 // The unfolded convolution when it pays: one group, channels innermost in x
 // (the channels-last GEMM), fewer than 16 channels, a filter wider than 1
 // whose (s, c) elements are adjacent. nullopt otherwise.
 std::optional<ConvUnfold> conv_w_unfold(const ops::ConvGeometry &g);
 
-// Writes x' (u.bytes) for x of g, on ctx's threads.
-void conv_unfold_x(const ExecContext &ctx, const ops::ConvGeometry &g, const void *x, void *xu);
+// The x the convolution reads: with u, x' written at the start of workspace
+// (conv_unfold_workspace(u) bytes of it, on ctx's threads); else x itself.
+const void *conv_unfolded_x(const ExecContext &ctx, const std::optional<ConvUnfold> &u, const void *x,
+                            void *workspace);
 
 }  // namespace anydnn::cpu
