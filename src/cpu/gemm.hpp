@@ -107,6 +107,14 @@ struct GemmBlocking {
     int64_t mc, kc, nc;
 };
 
+// The rows of each reduction block for a reduction of kt and blocks of at
+// most kc: the same for every part and thread count, and balanced (no thin
+// last block). Packed operands (pack_b, pack_a) are laid out in these blocks.
+inline int64_t gemm_kc_step(int64_t kc, int64_t kt) {
+    const int64_t blocks = (kt + kc - 1) / kc;
+    return (kt + blocks - 1) / blocks;
+}
+
 template <class T>
 struct GemmKernels {
     GemmBlocking blocking;

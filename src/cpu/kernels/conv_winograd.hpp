@@ -249,8 +249,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
         int64_t b, e;
         {
             const int64_t nr = gk.blocking.nr, slivers = (ocg + nr - 1) / nr, cblocks = (icg + kFilterCb - 1) / kFilterCb;
-            const int64_t step = (icg + (icg + gk.blocking.kc - 1) / gk.blocking.kc - 1) /
-                                 ((icg + gk.blocking.kc - 1) / gk.blocking.kc);  // the engine's kc_step(icg)
+            const int64_t step = gemm_kc_step(gk.blocking.kc, icg);
             share(g.groups * slivers * cblocks, &b, &e);
             for (int64_t q = b; q < e; ++q) {
                 const int64_t cb = q % cblocks, sl = q / cblocks % slivers, grp = q / (cblocks * slivers);

@@ -203,9 +203,7 @@ struct Engine {
         });
     }
 
-    // The reduction's blocks: the same for every part and thread count, and
-    // balanced (no thin last block).
-    static int64_t kc_step(int64_t kt) { return ceil_div(kt, ceil_div(kt, K::KC)); }
+    static int64_t kc_step(int64_t kt) { return gemm_kc_step(K::KC, kt); }
 
     static std::size_t packed_b_size(int64_t n, int64_t k) {
         return n <= 0 || k <= 0 ? 0 : static_cast<std::size_t>(round_up(n, NR) * k) * sizeof(T);
