@@ -131,6 +131,7 @@ TEST_P(Softmax, LargeTensorsAndEveryPath) {
     };
     const Case cases[] = {
         {{4, 37, 19, 23}, ANYDNN_SOFTMAX_MODE_CHANNEL},   // columns (NCHW), 437 positions: 7 blocks
+        {{2, 1000, 9, 9}, ANYDNN_SOFTMAX_MODE_CHANNEL},   // a full column block of 1000 elements (terms kept in y)
         {{64, 1000, 1, 1}, ANYDNN_SOFTMAX_MODE_CHANNEL},  // classifier rows
         {{3, 7, 33, 65}, ANYDNN_SOFTMAX_MODE_INSTANCE},   // rows of a whole image
         {{2, 1, 50, 50}, ANYDNN_SOFTMAX_MODE_CHANNEL},    // softmax over one element
@@ -158,9 +159,11 @@ TEST_P(Softmax, RowGroupsAndColumnBlocks) {
     for (int c : {1, 17, 63, 64, 65, 1000, 1024, 1025})
         for (anydnnSoftmaxAlgorithm_t algo : kAlgos)
             for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE}) {
-                const int n = c > 100 ? 1 : 3, hh = c > 100 ? 3 : 5;  // 105 positions, 21 for the long rows
-                const std::vector<int> dims = {n, c, hh, 7};
-                const Shape gaps_nhwc{dims, {(hh * (7 * (c + 3) + 5) + 2), 1, 7 * (c + 3) + 5, c + 3}};
+                // NCHW: 65 positions an image (a full column block and one
+                // of 1), 26 for the long rows.
+                const int n = c > 100 ? 1 : 3, hh = c > 100 ? 2 : 5;
+                const std::vector<int> dims = {n, c, hh, 13};
+                const Shape gaps_nhwc{dims, {(hh * (13 * (c + 3) + 5) + 2), 1, 13 * (c + 3) + 5, c + 3}};
                 for (const Shape &s : {packed_nhwc(dims), gaps_nhwc, packed(dims)})
                     for (double beta : {0.0, 0.5}) {
                         SCOPED_TRACE(name_of(algo, ANYDNN_SOFTMAX_MODE_CHANNEL) + " " + dtype_name(dt) + " " +
@@ -222,7 +225,7 @@ TEST_P(Softmax, InPlace) {
 TEST_P(Softmax, AccurateSurvivesLargeInputs) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
-    const std::vector<int> dims = {2, 30, 4, 4};
+    const std::vector<int> dims = {2, 30, 4, 20};  // NCHW: a full column block of 64 and a partial one
     for (anydnnSoftmaxMode_t mode : kModes)
         for (anydnnSoftmaxAlgorithm_t algo : {ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_LOG}) {
             SCOPED_TRACE(name_of(algo, mode));
@@ -238,7 +241,7 @@ TEST_P(Softmax, AccurateSurvivesLargeInputs) {
 TEST_P(Softmax, NanStaysInItsSoftmax) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
-    const std::vector<int> dims = {2, 6, 3, 9};
+    const std::vector<int> dims = {2, 6, 3, 29};  // NCHW: the NaN in a full column block of 64
     for (anydnnSoftmaxAlgorithm_t algo : kAlgos)
         for (const Shape &s : {packed(dims), packed_nhwc(dims)}) {
             SCOPED_TRACE(name_of(algo, ANYDNN_SOFTMAX_MODE_CHANNEL) + " " + s.to_string());

@@ -88,6 +88,42 @@ inline void stream_map(T *dst, const T *src, int64_t n, F &&f) {
     for (; i < n; ++i) dst[i] = f(src[i]);
 }
 
+// dst[i] = f(a[i], b[i]) with streaming stores: stream_map over two sources
+// (softmax's NCHW column blocks scale each step's terms by a vector of
+// per-softmax scales).
+template <class T, class F>
+inline void stream_map(T *dst, const T *a, const T *b, int64_t n, F &&f) {
+    int64_t i = 0;
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+    constexpr int64_t W = kVectorBytes / sizeof(T);
+    for (; i < n && reinterpret_cast<uintptr_t>(dst + i) % kVectorBytes != 0; ++i) dst[i] = f(a[i], b[i]);
+    for (; i + W <= n; i += W) {
+#if ANYDNN_ISA_avx512
+        if constexpr (sizeof(T) == 4) _mm512_stream_ps(dst + i, f(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+        else _mm512_stream_pd(dst + i, f(_mm512_loadu_pd(a + i), _mm512_loadu_pd(b + i)));
+#else
+        if constexpr (sizeof(T) == 4) _mm256_stream_ps(dst + i, f(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+        else _mm256_stream_pd(dst + i, f(_mm256_loadu_pd(a + i), _mm256_loadu_pd(b + i)));
+#endif
+    }
+#endif
+    for (; i < n; ++i) dst[i] = f(a[i], b[i]);
+}
+
+// Stores the vector v (a GCC vector type of kVectorBytes) at p, which is
+// vector-aligned, with a streaming store.
+template <class V>
+inline void stream_vector(void *p, V v) {
+    static_assert(sizeof(V) == kVectorBytes);
+#if ANYDNN_ISA_avx512
+    _mm512_stream_si512(static_cast<__m512i *>(p), reinterpret_cast<__m512i>(v));
+#elif ANYDNN_ISA_avx2
+    _mm256_stream_si256(static_cast<__m256i *>(p), reinterpret_cast<__m256i>(v));
+#else
+    std::memcpy(p, &v, sizeof v);
+#endif
+}
+
 // Orders this thread's streaming stores before its later stores (and before
 // the barrier that ends a parallel region): streaming stores are weakly
 // ordered, so every thread that streamed fences before the barrier.

@@ -41,8 +41,10 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // e^r = 1 + r + r^2 * exp_poly(r) on [-ln2/2, ln2/2] (a degree-6 polynomial
 // fitted near-minimax; truncation error 8e-9 relative).
-ANYDNN_ALWAYS_INLINE float exp_poly(float r) {
-    float p = 1.392639242e-03f;
+// F: float, or a GCC vector of floats (softmax's hand-vectorized columns).
+template <class F>
+ANYDNN_ALWAYS_INLINE F exp_poly(F r) {
+    F p = F{} + 1.392639242e-03f;
     p = p * r + 8.363345638e-03f;
     p = p * r + 4.166655242e-02f;
     p = p * r + 1.666657627e-01f;
