@@ -10,13 +10,15 @@
 //   static constexpr int64_t MC, KC, NC;         the cache blocks (MC % MR == NC % NR == 0)
 //   template <int W> static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d);
 //                                                the transposing pack (pack_lanes_strided's contract)
-//   static void tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc,
-//                    int mr, int nr, const TileOut<T> &out);
+//   static void tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c,
+//                    int64_t ldc, int mr, int nr, const TileOut<T> &out);
 //   using SmallVec = ...;                        the vector policy of the few-rows
 //                                                path (util/gemm_small_m.hpp)
-// tile() multiplies one packed A sliver (kc groups of MR values) by one packed
-// B sliver (kc groups of NR values) and combines the product with the
-// mr x nr (<= MR x NR) top-left corner of C at c, never touching C outside it.
+// tile() multiplies one A sliver, packed (lda 0: kc groups of MR values) or
+// in place (row r at ap + r * lda, kc contiguous steps; only the first mr
+// rows are read), by one packed B sliver (kc groups of NR values) and
+// combines the product with the mr x nr (<= MR x NR) top-left corner of C
+// at c, never touching C outside it.
 // Every element's arithmetic must not depend on mr, nr or the tile's place:
 // that makes results independent of the thread count.
 #pragma once
@@ -90,11 +92,14 @@ struct PortableTile {
         pack_lanes_strided<W>(src, ld, len, lanes, d);
     }
 
-    static void tile(int64_t kc, const T *ap, const T *bp, T *c, int64_t ldc, int mr, int nr, const TileOut<T> &o) {
+    static void tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
+                     const TileOut<T> &o) {
         T acc[MR][NR] = {};
-        for (int64_t p = 0; p < kc; ++p, ap += MR, bp += NR)
-            for (int r = 0; r < MR; ++r)
-                for (int j = 0; j < NR; ++j) acc[r][j] += ap[r] * bp[j];
+        for (int64_t p = 0; p < kc; ++p, bp += NR)
+            for (int r = 0; r < MR; ++r) {
+                const T a = lda ? ap[(r < mr ? r : 0) * lda + p] : ap[p * MR + r];
+                for (int j = 0; j < NR; ++j) acc[r][j] += a * bp[j];
+            }
         for (int r = 0; r < mr; ++r) {
             T *cr = c + r * ldc;
             T row[NR];
@@ -247,6 +252,17 @@ struct Engine {
         });
     }
 
+    // Whether the tiles read op(A) in place rather than packed: whenever it
+    // is row-major in one piece. Packing costs about kPackCostMacs per
+    // element of A, repaid over the n columns that reuse it: it was 25% of a
+    // 1x1 convolution's time at 64 output channels (mb16 NHWC), where the
+    // tiles now read A's rows from memory, each fetching the next sliver's
+    // (gemm_tile). Measured on ResNet-50's 1x1 layers at mb16, in place was
+    // as fast or faster at every n up to 2048 (ARCHITECTURE, "GEMM engine").
+    static bool a_in_place(const Operands<T> &op) {
+        return !op.trans_a && op.batch == 1 && op.a_packed == nullptr;
+    }
+
     // C[m0:m1, n0:n1] on the calling thread. The K blocks are the same for
     // every part and every thread count (they depend on k_total only), and
     // the part boundaries are whole slivers, so each element of C sees the
@@ -258,13 +274,15 @@ struct Engine {
         const int64_t mc_step = round_up(ceil_div(m1 - m0, ceil_div(m1 - m0, K::MC)), MR);
         const int64_t nc_step = round_up(ceil_div(n1 - n0, ceil_div(n1 - n0, K::NC)), NR);
         const GemmEpilogue<T> &epi = out.epi;
+        const int64_t lda = a_in_place(op) ? op.lda : 0;
         for (int64_t ic = m0; ic < m1; ic += mc_step) {
             const int64_t mc = imin_(mc_step, m1 - ic);
             for (int64_t pc = 0; pc < kt; pc += kc_step) {
                 const int64_t kc = imin_(kc_step, kt - pc);
                 const bool first = pc == 0, last = pc + kc == kt;
                 const T *ap = abuf;
-                if (op.a_packed != nullptr) ap = op.a_packed + pc * round_up(op.m, MR) + ic * kc;
+                if (lda) ap = op.a[0] + ic * lda + pc;
+                else if (op.a_packed != nullptr) ap = op.a_packed + pc * round_up(op.m, MR) + ic * kc;
                 else pack_a(op, ic, mc, pc, kc, abuf);
                 for (int64_t jc = n0; jc < n1; jc += nc_step) {
                     const int64_t nc = imin_(nc_step, n1 - jc);
@@ -278,7 +296,7 @@ struct Engine {
                         if (last && epi.bias_kind == GemmBias::per_row) o.row_bias = epi.bias + ic + ir;
                         for (int64_t jr = 0; jr < nc; jr += NR) {
                             if (last && epi.bias_kind == GemmBias::per_col) o.col_bias = epi.bias + jc + jr;
-                            K::tile(kc, ap + ir * kc, bp + jr * kc, crow + jr, out.ldc, mr,
+                            K::tile(kc, ap + ir * (lda ? lda : kc), lda, bp + jr * kc, crow + jr, out.ldc, mr,
                                     static_cast<int>(imin_(NR, nc - jr)), o);
                         }
                         // The strip of mr rows x nc columns was just written: still in L1/L2.
