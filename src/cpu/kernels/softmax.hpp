@@ -11,7 +11,9 @@
 //   general fallback) take the same code with strided loads.
 // - columns: the softmaxes are contiguous and their elements strided (CHANNEL
 //   mode in NCHW: C has stride H*W); a block of up to kColumns neighbouring
-//   softmaxes advances together, one vector lane per softmax.
+//   softmaxes advances together, one vector lane per softmax; full f32
+//   blocks of ACCURATE and LOG take columns_block, their maxima and sums in
+//   registers, prefetching the next block while computing this one.
 // ACCURATE and LOG take the exponential of x - max <= 0 (exp_le0: about 20
 // vector instructions per 16 floats, half of vexp's), FAST vexp's whole
 // range. FAST and ACCURATE compute each term once: stored into y when y
