@@ -229,6 +229,8 @@ const char *const kEdgeShapes[] = {
     "ic4ih10iw13oc6kh2kw4sh2sw3ph1pw2", // asymmetric everything
     "g6ic6ih8oc12kh3ph1",               // depthwise, multiplier 2
     "g6ic6ih8oc6kh5sh2ph2dh1",          // depthwise, dilated, strided
+    "g64ic64ih5iw19oc64kh3kw3ph1pw1",   // depthwise NHWC strips of 8, 4 and 1 (64-channel blocks)
+    "g32ic32ih7iw23oc32kh3kw3sh2sw2ph2pw2dh1dw1",  // depthwise strips, 16-channel blocks, strided, dilated
     "ic3id5ih6iw7oc4kd3kh3kw3pd1ph1pw1sd2",
     "g2ic4id4ih4iw4oc6kd2kh2kw2sd2sh2sw2",
     "ic8ih1iw1oc5kh1",
