@@ -330,28 +330,22 @@ template <int NB, int PW, class C>
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) acc[p][v] = V{};
     const int64_t step = g.stride[2] * g.xs[4];
-    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-        const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
-        if (id < 0 || id >= g.in[0]) continue;
-        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-            const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
-            if (ih < 0 || ih >= g.in[1]) continue;
-            const C *xrow = ximg + id * g.xs[2] + ih * g.xs[3] + c0;
-            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-                if (PW == 1 && (iw < 0 || iw >= g.in[2])) continue;
-                const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
-                const C *xp = xrow + iw * g.xs[4];
-                V wv[NV];
+    for_each_inside_row(g, od, oh, [&](int64_t kd, int64_t kh, int64_t id, int64_t ih) {
+        const C *xrow = ximg + id * g.xs[2] + ih * g.xs[3] + c0;
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+            const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
+            if (PW == 1 && (iw < 0 || iw >= g.in[2])) continue;
+            const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
+            const C *xp = xrow + iw * g.xs[4];
+            V wv[NV];
 #pragma GCC unroll 8
-                for (int v = 0; v < NV; ++v) wv[v] = load(wt + v * W);
+            for (int v = 0; v < NV; ++v) wv[v] = load(wt + v * W);
 #pragma GCC unroll 16
-                for (int p = 0; p < PW; ++p)
+            for (int p = 0; p < PW; ++p)
 #pragma GCC unroll 8
-                    for (int v = 0; v < NV; ++v) acc[p][v] += load(xp + p * step + v * W) * wv[v];
-            }
+                for (int v = 0; v < NV; ++v) acc[p][v] += load(xp + p * step + v * W) * wv[v];
         }
-    }
+    });
     std::memcpy(out, acc, sizeof acc);
 }
 

@@ -117,24 +117,33 @@ inline int64_t conv_grain(int64_t macs) { return 1 + kConvGrainMacs / (macs > 0 
 inline int64_t div_floor(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 inline int64_t div_ceil(int64_t a, int64_t b) { return -div_floor(-a, b); }
 
-// Calls fn(kd, kh, kw, id, ih, iw) for each filter tap of output pixel
-// (od, oh, ow) whose input pixel (id, ih, iw) is inside x (not padding).
+// Calls fn(kd, kh, id, ih) for each filter row (kd, kh) of output row (od,
+// oh) whose input row (id, ih) is inside x (not padding).
 template <class Fn>
-ANYDNN_ALWAYS_INLINE void for_each_inside_tap(const ops::ConvGeometry &g, int64_t od, int64_t oh, int64_t ow,
-                                              Fn &&fn) {
+ANYDNN_ALWAYS_INLINE void for_each_inside_row(const ops::ConvGeometry &g, int64_t od, int64_t oh, Fn &&fn) {
     for (int64_t kd = 0; kd < g.k[0]; ++kd) {
         const int64_t id = od * g.stride[0] + kd * g.dil[0] - g.pad[0];
         if (id < 0 || id >= g.in[0]) continue;
         for (int64_t kh = 0; kh < g.k[1]; ++kh) {
             const int64_t ih = oh * g.stride[1] + kh * g.dil[1] - g.pad[1];
             if (ih < 0 || ih >= g.in[1]) continue;
-            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-                if (iw < 0 || iw >= g.in[2]) continue;
-                fn(kd, kh, kw, id, ih, iw);
-            }
+            fn(kd, kh, id, ih);
         }
     }
+}
+
+// Calls fn(kd, kh, kw, id, ih, iw) for each filter tap of output pixel
+// (od, oh, ow) whose input pixel (id, ih, iw) is inside x (not padding).
+template <class Fn>
+ANYDNN_ALWAYS_INLINE void for_each_inside_tap(const ops::ConvGeometry &g, int64_t od, int64_t oh, int64_t ow,
+                                              Fn &&fn) {
+    for_each_inside_row(g, od, oh, [&](int64_t kd, int64_t kh, int64_t id, int64_t ih) {
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+            const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
+            if (iw < 0 || iw >= g.in[2]) continue;
+            fn(kd, kh, kw, id, ih, iw);
+        }
+    });
 }
 
 // Rows [begin, end) of one image's planes (see ConvPrecompPlan). A row is
