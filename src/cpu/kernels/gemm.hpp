@@ -203,7 +203,8 @@ template <class T, int MR, int NR, int NV, bool InPlace>
         if (InPlace && p % kLine == 0)
 #pragma GCC unroll 8
             for (int r = 0; r < MR; ++r)
-                _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap + (MR + r) * lda + p)),
+                _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap) +
+                                                            uintptr_t((MR + r) * lda + p) * sizeof(T)),
                              _MM_HINT_T0);
 #pragma GCC unroll 8
         for (int r = 0; r < MR; ++r) {

@@ -470,7 +470,8 @@ void columns_block(const C *x, int64_t sx, C *y, int64_t sy, int64_t n, bool log
 #pragma GCC unroll 16
             for (int v = 0; v < NV; ++v) {
                 const C *p = x + i * sx + v * W;
-                if (stream) __builtin_prefetch(reinterpret_cast<const char *>(p) + kColumns * sizeof(C));
+                if (stream)
+                    __builtin_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(p) + kColumns * sizeof(C)));
                 const V t = exp_le0(load(p) - m[v]);
                 if constexpr (keep()) std::memcpy(e + i * se + v * W, &t, sizeof t);
                 s[v] += t;
