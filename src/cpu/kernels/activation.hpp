@@ -19,14 +19,41 @@ namespace {
 // op the extra pass through L1 is cheap, while compiling the vmath body
 // into each mode x storage type x case (15 x 4 x 5 per direction) made
 // this the slowest unit of the build (minutes for AVX-512).
+// stream: y is written with streaming stores (only the modes of
+// kVectorForward take it; the others' results are staged and streamed by
+// the driver).
 template <class C>
-using ForwardMath = void (*)(const C *x, C *y, int64_t n, C alpha, Params<C> p);
+using ForwardMath = void (*)(const C *x, C *y, int64_t n, C alpha, Params<C> p, bool stream);
 template <class C>
 using BackwardMath = void (*)(const C *x, const C *y, const C *dy, C *dx, int64_t n, C alpha, Params<C> p);
 
 template <Act M, class C>
-void forward_math(const C *x, C *y, int64_t n, C alpha, Params<C> p) {
-    for (int64_t i = 0; i < n; ++i) y[i] = alpha * act_forward<M>(x[i], p);
+void forward_math(const C *x, C *y, int64_t n, C alpha, Params<C> p, bool stream) {
+    if constexpr (kVectorForward<M, C>) {
+        using V = vec_t<C>;
+        constexpr int64_t W = sizeof(V) / sizeof(C);
+        // alpha = 1 (the usual case) skips a multiply of the ~20 operations.
+        const auto f = [&](V v) { return alpha == C(1) ? act_forward<M>(v, p) : alpha * act_forward<M>(v, p); };
+        // The ends go through a vector too: an element's result does not depend on where it is.
+        const auto part = [&](int64_t i, int64_t m) {
+            alignas(64) C t[W] = {};
+            std::memcpy(t, x + i, sizeof(C) * size_t(m));
+            store_vec(t, f(load_vec<V>(t)));
+            std::memcpy(y + i, t, sizeof(C) * size_t(m));
+        };
+        int64_t i = 0;
+        if (stream) {
+            i = imin_(n, int64_t((kVectorBytes - reinterpret_cast<uintptr_t>(y) % kVectorBytes) % kVectorBytes) /
+                             int64_t(sizeof(C)));
+            if (i) part(0, i);
+            for (; i + W <= n; i += W) stream_vector(y + i, f(load_vec<V>(x + i)));
+        } else {
+            for (; i + W <= n; i += W) store_vec(y + i, f(load_vec<V>(x + i)));
+        }
+        if (i < n) part(i, n - i);
+    } else {
+        for (int64_t i = 0; i < n; ++i) y[i] = alpha * act_forward<M>(x[i], p);
+    }
 }
 
 template <Act M, class C>
@@ -34,8 +61,9 @@ void backward_math(const C *x, const C *y, const C *dy, C *dx, int64_t n, C alph
     for (int64_t i = 0; i < n; ++i) dx[i] = alpha * act_backward<M>(x[i], y[i], dy[i], p);
 }
 
+// math_streams: math writes a contiguous y of C with streaming stores itself.
 template <class T, class C = compute_t<T>>
-void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a, ForwardMath<C> math) {
+void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a, ForwardMath<C> math, bool math_streams) {
     const StridedLoop &L = a.loop;
     const Params<C> p{static_cast<C>(a.op.coef), static_cast<C>(a.op.swish_beta)};
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
@@ -50,12 +78,16 @@ void forward_typed(const ExecContext &ctx, const ActivationForwardArgs &a, Forwa
             T *yp = y + off[0];
             const bool stream_run = stream && n >= kStreamingMinRun;
             if constexpr (std::is_same_v<T, C>) {
-                if (unit && !blend && !stream_run) return math(xp, yp, n, alpha, p);
+                if (unit && !blend && (!stream_run || math_streams)) {
+                    math(xp, yp, n, alpha, p, stream_run);
+                    if (stream_run) streaming_fence();
+                    return;
+                }
             }
             alignas(64) C in[kStage], out[kStage];
             for (int64_t i = 0; i < n; i += kStage) {
                 const int64_t c = imin_(kStage, n - i);
-                math(staged_in(xp + i * sx, sx, c, in), out, c, alpha, p);
+                math(staged_in(xp + i * sx, sx, c, in), out, c, alpha, p, false);
                 staged_out(yp + i * sy, sy, out, c, beta, blend, stream_run);
             }
             if (stream_run) streaming_fence();
@@ -98,7 +130,10 @@ void backward_typed(const ExecContext &ctx, const ActivationBackwardArgs &a, Bac
 void forward(const ExecContext &ctx, const ActivationForwardArgs &a) {
     visit_float_dtype(a.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        visit_act(a.op, [&](auto mode) { forward_typed<T>(ctx, a, &forward_math<decltype(mode)::value, compute_t<T>>); });
+        visit_act(a.op, [&](auto mode) {
+            constexpr Act M = decltype(mode)::value;
+            forward_typed<T>(ctx, a, &forward_math<M, compute_t<T>>, kVectorForward<M, compute_t<T>>);
+        });
     });
 }
 

@@ -43,7 +43,7 @@ ANYDNN_ALWAYS_INLINE C clamp_(C x, C lo, C hi) {
 // x * g for a gate g in [0, 1], with the limit 0 where g is 0 and x infinite.
 template <class C>
 ANYDNN_ALWAYS_INLINE C gated(C x, C g) {
-    return g == C(0) ? C(0) : x * g;
+    return g == 0 ? C{} : x * g;
 }
 
 // sigmoid(t) and 1 - sigmoid(t), both without cancellation, from one exp.
@@ -61,8 +61,15 @@ constexpr double kGeluTanhK = 0.79788456080286535588;  // sqrt(2 / pi)
 constexpr double kGeluTanhC = 0.044715;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
+// The modes whose act_forward also takes vec_t<C> (C float): those whose
+// math is bound by the division of a rational fit, which vmath's divide does
+// faster on vectors than GCC's vectorized loop can (see there).
 template <Act M, class C>
-ANYDNN_ALWAYS_INLINE C act_forward(C x, Params<C> p) {
+constexpr bool kVectorForward = std::is_same_v<C, float> && (M == Act::tanh || M == Act::gelu);
+
+// C: the compute type, or vec_t<P> where kVectorForward<M, P>.
+template <Act M, class C, class P>
+ANYDNN_ALWAYS_INLINE C act_forward(C x, Params<P> p) {
     if constexpr (M == Act::sigmoid) return vsigmoid(x);
     else if constexpr (M == Act::relu) return x > C(0) ? x : C(0);  // a NaN loses
     else if constexpr (M == Act::relu_nan) return x < C(0) ? C(0) : x;  // a NaN passes
@@ -76,7 +83,11 @@ ANYDNN_ALWAYS_INLINE C act_forward(C x, Params<C> p) {
     } else if constexpr (M == Act::elu) return x > C(0) ? x : p.coef * vexpm1(x);
     else if constexpr (M == Act::identity) return x;
     else if constexpr (M == Act::swish) return gated(x, vsigmoid(p.swish_beta * x));
-    else if constexpr (M == Act::gelu) return gated(x, vnormcdf(x));
+    else if constexpr (M == Act::gelu)
+        // x Phi(x) with x clamped to the finite floats: Phi(x) is 0 only far
+        // below 0, where the product is then -0 rather than -inf * 0 (one
+        // vmaxps, where gated's select takes two operations).
+        return vmath_detail::max_lanes(C{} - std::numeric_limits<P>::max(), x) * vnormcdf(x);
     else if constexpr (M == Act::gelu_tanh)
         // 0.5 (1 + tanh(u)) = sigmoid(2u): no cancellation for x < 0.
         return gated(x, vsigmoid(C(2 * kGeluTanhK) * (x + C(kGeluTanhC) * (x * x * x))));

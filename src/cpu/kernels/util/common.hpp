@@ -36,6 +36,26 @@ constexpr int kVectorBytes = 32;
 constexpr int kVectorBytes = 16;
 #endif
 
+// The level's vector of T (GCC's vector extension): the operators work
+// lane-wise, a scalar operand is broadcast, and `mask ? a : b` selects. The
+// hand-vectorized kernels use it where GCC's loop vectorizer will not do
+// what they need (values held in registers across a loop, instructions
+// with no scalar form).
+template <class T>
+using vec_t [[gnu::vector_size(kVectorBytes)]] = T;
+
+// A vector of V from p, and back to p: any alignment.
+template <class V, class T>
+inline V load_vec(const T *p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+template <class V, class T>
+inline void store_vec(T *p, V v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
 inline float fmin_(float a, float b) { return a < b ? a : b; }
 inline float fmax_(float a, float b) { return a > b ? a : b; }
 inline double fmin_(double a, double b) { return a < b ? a : b; }

@@ -24,6 +24,10 @@
 
 #include "cpu/kernels/util/common.hpp"
 
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+#include <immintrin.h>
+#endif
+
 // Loops vectorize only when every call in their body is inlined, and in a
 // kernel file with hundreds of instantiations GCC's unit-growth limit would
 // otherwise stop inlining these part way through.
@@ -71,21 +75,66 @@ ANYDNN_ALWAYS_INLINE float exp_sum(float a, float b) {
     return p * pow2(n1) * pow2(n - n1);
 }
 
-// min(|x|, hi), NaN kept: one select on one condition, which GCC turns into
-// vminps. The odd functions below clamp |x| this way and put the sign back
-// with copysign: written as the clamp of x to [-hi, hi] (two selects) and a
-// clamp of the result, GCC jump-threads the selects into branches and
-// if-converts those into masks over the whole function body (GELU took
-// 1.7x the time of the same math with min and max).
-ANYDNN_ALWAYS_INLINE float abs_min(float x, float hi) {
-    const float a = std::fabs(x);
-    return a > hi ? hi : a;
+// The functions templated on F take a float, or a vec_t<float> in the
+// loops written for vectors (activation.hpp's forward of the modes bound by
+// a division): int_lanes_t<F> is F's lanes as 32-bit integers.
+template <class F>
+using int_lanes_t = std::conditional_t<std::is_same_v<F, float>, int32_t, vec_t<int32_t>>;
+
+template <class F>
+ANYDNN_ALWAYS_INLINE F abs_(F x) {
+    if constexpr (std::is_same_v<F, float>) return std::fabs(x);
+    else return __builtin_bit_cast(F, __builtin_bit_cast(int_lanes_t<F>, x) & 0x7fffffff);
+}
+
+// m (>= 0 or NaN) with the sign of x.
+template <class F>
+ANYDNN_ALWAYS_INLINE F with_sign_of(F m, F x) {
+    if constexpr (std::is_same_v<F, float>) return std::copysign(m, x);
+    else return __builtin_bit_cast(F, __builtin_bit_cast(int_lanes_t<F>, m) |
+                                          (__builtin_bit_cast(int_lanes_t<F>, x) & INT32_MIN));
+}
+
+// a < b ? a : b and a > b ? a : b: b where either is NaN. On x86 vectors
+// they are one vminps / vmaxps, which implement exactly these selects;
+// written as selects on GCC vectors they take a compare and a blend (GCC
+// does find vminps for float loops it vectorizes itself). F: float, double
+// or vec_t<float>. (maskz: GCC 12's unmasked AVX-512 forms pass an undefined
+// vector through, which trips -Wmaybe-uninitialized.)
+template <class F>
+ANYDNN_ALWAYS_INLINE F min_lanes(F a, F b) {
+#if ANYDNN_ISA_avx512
+    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm512_maskz_min_ps(0xffff, a, b));
+#elif ANYDNN_ISA_avx2
+    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm256_min_ps(a, b));
+#endif
+    return a < b ? a : b;
+}
+template <class F>
+ANYDNN_ALWAYS_INLINE F max_lanes(F a, F b) {
+#if ANYDNN_ISA_avx512
+    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm512_maskz_max_ps(0xffff, a, b));
+#elif ANYDNN_ISA_avx2
+    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm256_max_ps(a, b));
+#endif
+    return a > b ? a : b;
+}
+
+// min(|x|, hi), NaN kept: one select on one condition (vminps). The odd
+// functions below clamp |x| this way and put the sign back with copysign:
+// written as the clamp of x to [-hi, hi] (two selects) and a clamp of the
+// result, GCC jump-threads the selects into branches and if-converts those
+// into masks over the whole function body (GELU took 1.7x the time of the
+// same math with min and max).
+template <class F>
+ANYDNN_ALWAYS_INLINE F abs_min(F x, float hi) {
+    return min_lanes(F{} + hi, abs_(x));
 }
 
 // P(s) / Q(s) by Horner, the coefficients from the highest degree down.
-template <int NP, int NQ>
-ANYDNN_ALWAYS_INLINE float rational(float s, const float (&p)[NP], const float (&q)[NQ]) {
-    float a = p[0], b = q[0];
+template <int NP, int NQ, class F>
+ANYDNN_ALWAYS_INLINE F rational(F s, const float (&p)[NP], const float (&q)[NQ]) {
+    F a = F{} + p[0], b = F{} + q[0];
     for (int i = 1; i < NP; ++i) a = a * s + p[i];
     for (int i = 1; i < NQ; ++i) b = b * s + q[i];
     return a / b;
@@ -168,12 +217,14 @@ ANYDNN_ALWAYS_INLINE float vsigmoid(float x) {
 // relative; the float evaluation makes it 5 ulp). 13 operations and one
 // division, against about 45 for tanh from expm1: the activation and the
 // RNN cells are bound by it. The last clamp keeps rounding above 1 out.
-ANYDNN_ALWAYS_INLINE float vtanh(float x) {
+// F: float, or vec_t<float> (vmath_detail's int_lanes_t).
+template <class F>
+ANYDNN_ALWAYS_INLINE F vtanh(F x) {
     constexpr float kP[] = {1.335317190e-08f, 2.060802217e-05f, 3.495525336e-03f, 1.338097304e-01f, 1.0f};
     constexpr float kQ[] = {7.775951758e-07f, 3.285530838e-04f, 2.587674558e-02f, 4.671428800e-01f, 1.0f};
-    const float a = vmath_detail::abs_min(x, 9.0f);
-    const float t = a * vmath_detail::rational(a * a, kP, kQ);
-    return std::copysign(t > 1.0f ? 1.0f : t, x);
+    const F a = vmath_detail::abs_min(x, 9.0f);
+    const F t = a * vmath_detail::rational(a * a, kP, kQ);
+    return vmath_detail::with_sign_of(vmath_detail::min_lanes(F{} + 1.0f, t), x);
 }
 
 namespace vmath_detail {
@@ -195,14 +246,16 @@ ANYDNN_ALWAYS_INLINE void square_parts(float x, float &hi, float &lo) {
 // 1.2e-6 and is relative-accurate wherever it is not close to 0. 17
 // operations and one division, against about 60 for a Phi that is
 // relative-accurate in the lower tail from erfc's asymptotic form.
-ANYDNN_ALWAYS_INLINE float vnormcdf(float x) {
+// F: float, or vec_t<float>.
+template <class F>
+ANYDNN_ALWAYS_INLINE F vnormcdf(F x) {
     constexpr float kP[] = {2.099479879e-08f, 6.402646250e-06f, 1.858723554e-04f,
                             4.780933727e-03f, 3.559433296e-02f, 3.989422023e-01f};
     constexpr float kQ[] = {1.149776381e-06f, 7.874344738e-05f, 1.981818583e-03f,
                             2.963444218e-02f, 2.558870316e-01f, 1.0f};
-    const float a = vmath_detail::abs_min(x, 5.8f);
-    const float h = a * vmath_detail::rational(a * a, kP, kQ);  // |Phi(x) - 1/2|
-    return 0.5f + std::copysign(h > 0.5f ? 0.5f : h, x);
+    const F a = vmath_detail::abs_min(x, 5.8f);
+    const F h = a * vmath_detail::rational(a * a, kP, kQ);  // |Phi(x) - 1/2|
+    return 0.5f + vmath_detail::with_sign_of(vmath_detail::min_lanes(F{} + 0.5f, h), x);
 }
 
 // e^(-x^2 / 2), with x^2 / 2 formed exactly (square_parts), so that the
