@@ -316,14 +316,10 @@ ANYDNN_ALWAYS_INLINE void depthwise_pixel(const ops::ConvGeometry &g, const T *x
 template <int NB, int PW, class C>
 [[gnu::noinline]] void depthwise_strip(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total,
                                        int64_t c0, int64_t od, int64_t oh, int64_t ow, C *out) {
-    typedef C V __attribute__((vector_size(kVectorBytes)));
+    using V = vec_t<C>;
     constexpr int W = kVectorBytes / sizeof(C), NV = NB / W;
     static_assert(NB % W == 0);
-    const auto load = [](const C *p) {
-        V v;
-        std::memcpy(&v, p, sizeof v);
-        return v;
-    };
+    const auto load = [](const C *p) { return load_vec<V>(p); };
     V acc[PW][NV];
 #pragma GCC unroll 16
     for (int p = 0; p < PW; ++p)

@@ -75,21 +75,30 @@ inline void row_runs(const StridedLoop &row, const int64_t *base, Body &&body) {
 // nb <= kColumns contiguous softmaxes, one partial result per softmax.
 
 // e^a for a <= 0 or NaN (x - max in ACCURATE and LOG), at half vexp's cost:
-// no upper bound to handle, and 2^n straight from the bits of the rounding
-// sum (n + 127 <= 0, results below 2^-126, give 0: a softmax term that small
-// is 0 next to the max's 1). Within 2 ulp elsewhere; FAST, which does not
-// subtract the max, keeps vexp.
-// F is float, or a GCC vector of floats (the register-held column blocks).
+// no upper bound to handle, a degree-5 polynomial (1.05e-7 relative, within
+// 3 ulp in float: a softmax term needs no more), and 2^n applied by
+// vscalefps on AVX-512 vectors (one operation for four) or from the bits of
+// the rounding sum elsewhere (n + 127 <= 0, results below 2^-126, give 0
+// there: a softmax term that small is 0 next to the max's 1). FAST, which
+// does not subtract the max, keeps vexp.
+// F is float, or vec_t<float> (the register-held column blocks and rows).
 template <class F>
 ANYDNN_ALWAYS_INLINE F exp_le0(F a) {
     using vmath_detail::kRound;
-    typedef int32_t IV __attribute__((vector_size(kVectorBytes)));
-    using I = std::conditional_t<std::is_same_v<F, float>, int32_t, IV>;  // F's bits as integers
-    a = a < -104.0f ? F{} - 104.0f : a;  // keeps NaN; bounds r and n below
+    a = vmath_detail::max_lanes(F{} - 104.0f, a);  // keeps NaN; bounds r and n below
     const F t = a * 1.44269504f + kRound;  // kRound + n, n = round(a / ln2)
     const F n = t - kRound;
     const F r = (a - n * 0.693359375f) - n * -2.12194440e-4f;
-    const F p = 1.0f + r + r * r * vmath_detail::exp_poly(r);
+    F q = F{} + 8.312525228e-03f;  // e^r = 1 + r + r^2 q(r) on [-ln2/2, ln2/2], fitted near-minimax
+    q = q * r + 4.189011455e-02f;
+    q = q * r + 1.666711420e-01f;
+    q = q * r + 4.999923110e-01f;
+    const F p = 1.0f + r + r * r * q;
+#if ANYDNN_ISA_avx512
+    if constexpr (!std::is_same_v<F, float>)
+        return reinterpret_cast<F>(_mm512_maskz_scalef_ps(0xffff, reinterpret_cast<__m512>(p), reinterpret_cast<__m512>(n)));
+#endif
+    using I = vmath_detail::int_lanes_t<F>;  // F's bits as integers
     I k = __builtin_bit_cast(I, t) - static_cast<int32_t>(f32_bits(kRound) - 127);  // n's biased exponent
     k = k > 0 ? k : 0;
     return p * __builtin_bit_cast(F, k << 23);
@@ -129,16 +138,12 @@ ANYDNN_ALWAYS_INLINE V fold(V v, Step &step) {
 
 template <class C, class Step, class Get>
 ANYDNN_ALWAYS_INLINE C reduce(int64_t n, C start, Step &&step, Get &&get) {
-    typedef C V __attribute__((vector_size(kVectorBytes)));
+    using V = vec_t<C>;
     constexpr int W = kVectorBytes / sizeof(C);
     V acc = V{} + start;
     int64_t i = 0;
     for (; i + W <= n; i += W)
-        acc = step(acc, get([&](const C *p) {
-                       V v;
-                       std::memcpy(&v, p + i, sizeof v);
-                       return v;
-                   }));
+        acc = step(acc, get([&](const C *p) { return load_vec<V>(p + i); }));
     C r = fold<W / 2>(acc, step)[0];
     for (; i < n; ++i) r = step(r, get([&](const C *p) { return p[i]; }));
     return r;
@@ -221,6 +226,73 @@ template <class C>
         if (to) stream_map(to + r * len, out + r * len, len, [k](auto v) { return v * k; });
         else row_scale(out + r * len, out + r * len, len, k);
     }
+}
+
+// rows adjacent ACCURATE softmaxes of NV vectors each (C float, beta 0; row
+// r at x + r NV W): each row is loaded once and held in registers through
+// its max, terms, sum and scaling, where rows_forward makes a call per row
+// and pass, each setting up its constants for a few vectors (NHWC over 64
+// channels: 1.7 cycles per element in those calls). The reductions fold
+// the lanes by rotation, which leaves the whole in every lane. stream: y
+// gets streaming stores (when aligned; rows are whole vectors).
+template <int NV, class C>
+[[gnu::noinline]] void rows_in_registers(const C *x, C *y, int64_t rows, C alpha, bool stream) {
+    using V = vec_t<C>;
+    constexpr int W = sizeof(V) / sizeof(C), L = NV * W;
+    // Rows in lock-step, R at a time: one row's chain of reductions (two
+    // folds, the exp, a division) is longer than the out-of-order window
+    // covers, R rows' independent chains fill it.
+    constexpr int R = 4 / NV > 1 ? 4 / NV : 2;
+    const auto vmax = [](V a, V b) { return vmath_detail::max_lanes(a, b); };  // b where a is NaN
+    const auto add = [](V a, V b) { return a + b; };
+    const bool nt = stream && reinterpret_cast<uintptr_t>(y) % kVectorBytes == 0;
+    const auto block = [&](int64_t r0, auto rows_now) {
+        constexpr int RN = decltype(rows_now)::value;
+        V v[RN][NV], m[RN], s[RN];
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j) {
+            m[j] = V{} - std::numeric_limits<C>::infinity(), s[j] = V{};
+#pragma GCC unroll 4
+            for (int k = 0; k < NV; ++k) {
+                v[j][k] = load_vec<V>(x + (r0 + j) * L + k * W);
+                m[j] = vmax(v[j][k], m[j]);  // a NaN never becomes the max; it reaches the sum
+            }
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j) m[j] = fold<W / 2>(m[j], vmax);
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j)
+#pragma GCC unroll 4
+            for (int k = 0; k < NV; ++k) s[j] += v[j][k] = exp_le0(v[j][k] - m[j]);
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j) s[j] = alpha / fold<W / 2>(s[j], add);
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j)
+#pragma GCC unroll 4
+            for (int k = 0; k < NV; ++k) {
+                C *p = y + (r0 + j) * L + k * W;
+                if (nt) stream_vector(p, v[j][k] * s[j]);
+                else store_vec(p, v[j][k] * s[j]);
+            }
+    };
+    int64_t r = 0;
+    for (; r + R <= rows; r += R) block(r, std::integral_constant<int, R>{});
+    for (; r < rows; ++r) block(r, std::integral_constant<int, 1>{});
+}
+
+// rows_in_registers for rows of len elements, if it takes them.
+template <class C>
+bool rows_in_registers(const C *x, C *y, int64_t rows, int64_t len, C alpha, bool stream) {
+    if constexpr (std::is_same_v<C, float> && kVectorBytes >= 32) {
+        switch (len * int64_t(sizeof(C))) {
+        case kVectorBytes: return rows_in_registers<1>(x, y, rows, alpha, stream), true;
+        case 2 * kVectorBytes: return rows_in_registers<2>(x, y, rows, alpha, stream), true;
+        case 3 * kVectorBytes: return rows_in_registers<3>(x, y, rows, alpha, stream), true;
+        case 4 * kVectorBytes: return rows_in_registers<4>(x, y, rows, alpha, stream), true;
+        default: break;
+        }
+    }
+    return false;
 }
 
 // dx = alpha * y (dy - d), or for LOG alpha * (dy - e^y d).
@@ -432,13 +504,9 @@ void forward_columns_streamed(const C *x, int64_t sx, C *y, int64_t sy, int64_t 
 // scaled there.
 template <class C>
 void columns_block(const C *x, int64_t sx, C *y, int64_t sy, int64_t n, bool log, C alpha, bool stream) {
-    typedef C V __attribute__((vector_size(kVectorBytes)));
+    using V = vec_t<C>;
     constexpr int W = kVectorBytes / sizeof(C), NV = kColumns / W;
-    const auto load = [](const C *p) {
-        V v;
-        std::memcpy(&v, p, sizeof v);
-        return v;
-    };
+    const auto load = [](const C *p) { return load_vec<V>(p); };
     alignas(64) C buf[kColumns * kColumnSteps];
     C *e = stream ? buf : y;
     const int64_t se = stream ? kColumns : sy;
@@ -455,8 +523,7 @@ void columns_block(const C *x, int64_t sx, C *y, int64_t sy, int64_t n, bool log
     for (int64_t i = 0; i < n; ++i) {
 #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v) {
-            const V t = load(x + i * sx + v * W);
-            m[v] = t > m[v] ? t : m[v];  // a NaN never becomes the max; it reaches the sum
+            m[v] = vmath_detail::max_lanes(load(x + i * sx + v * W), m[v]);  // a NaN never becomes the max
         }
     }
     // The terms, kept (ACCURATE) or only summed (LOG). Streaming, the max
@@ -687,6 +754,11 @@ void forward_typed(const ExecContext &ctx, const SoftmaxForwardArgs &a, Alg alg)
             for_each_softmax(
                 ctx, a.loops, false,
                 [&](const int64_t *off, int64_t n) {
+                    if (alg == Alg::accurate && sy == len && sx == len &&
+                        rows_in_registers(x + off[1], y + off[0], n, len, alpha, stream)) {
+                        if (stream) streaming_fence();
+                        return;
+                    }
                     alignas(64) C buf[kStreamingChunk];
                     for (int64_t i = 0; i < n; i += group) {
                         const int64_t rows = imin_(group, n - i);
