@@ -137,6 +137,22 @@ TEST_P(BatchNorm, FusedAddRelu) {
     check_norm(h, c);
 }
 
+// Training passes over an NCHW x beyond the cache (x, or x and dy, of 16 MiB
+// and more) run a block of channels at a time (4 MiB: forward 8 channels of
+// 2 x 240 x 250 here, the last block 5; backward 4, the last 1), with the
+// fused add + RELU (its mask offset per block), beta != 0, the running
+// averages, and a backward pass that computes its statistics block by block.
+TEST_P(BatchNorm, ChannelBlocksBeyondTheCache) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    for (bool fused : {false, true}) {
+        NormCase c = bn_case(NormKind::spatial, {2, 37, 240, 250}, packed, ANYDNN_DATA_FLOAT, 0.75, fused ? 0.5 : 0);
+        c.norm.relu = c.norm.add = fused;
+        c.saved_null = !fused;
+        check_norm(h, c);
+    }
+}
+
 TEST_P(BatchNorm, GradientMatchesFiniteDifferences) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);

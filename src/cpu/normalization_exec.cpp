@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "cpu/normalization.hpp"
 
 namespace anydnn::cpu {
@@ -46,9 +48,21 @@ Layout make_layout(const NormProblem &p) {
     return L;
 }
 
-// The walk over every element of x with the given operands (NULL: absent).
+// A range of the statistics groups along the one logical dimension that
+// holds them (BN's channels): the groups [first, first + count) and the
+// elements of x that belong to them. dim < 0: all of them.
+struct GroupSlice {
+    int dim = -1;
+    int64_t first = 0, count = 0;
+};
+
+// The walk over every element of x (of the slice's groups) with the given
+// operands (NULL: absent). The slice's first element of data operand k is
+// offset[k] elements (the mask: bytes) past its base; its groups' keys count
+// from 0.
 StridedLoop make_loop(const NormProblem &p, const Layout &L, const TensorLayout *out, const TensorLayout *in2,
-                      const TensorLayout *dz, bool mask) {
+                      const TensorLayout *dz, bool mask, const GroupSlice &slice = {},
+                      int64_t *offset = nullptr) {
     int64_t s[kNormOperands][ops::kNormMaxLogical] = {};
     std::copy(L.x, L.x + p.nl, s[kNormX]);
     if (out != nullptr) ops::norm_logical_strides(p, *out, s[kNormOut]);
@@ -59,7 +73,19 @@ StridedLoop make_loop(const NormProblem &p, const Layout &L, const TensorLayout 
     std::copy(L.param, L.param + p.nl, s[kNormParam]);
     const int64_t *ptrs[kNormOperands];
     for (int k = 0; k < kNormOperands; ++k) ptrs[k] = s[k];
-    return make_strided_loop(p.nl, p.ldims, kNormOperands, ptrs);
+    int64_t dims[ops::kNormMaxLogical];
+    std::copy(p.ldims, p.ldims + p.nl, dims);
+    if (slice.dim >= 0) dims[slice.dim] = slice.count;
+    if (offset != nullptr)
+        for (int k = 0; k < kNormOperands; ++k) offset[k] = slice.dim >= 0 ? slice.first * s[k][slice.dim] : 0;
+    return make_strided_loop(p.nl, dims, kNormOperands, ptrs);
+}
+
+// p + elements of type dt (nullptr stays nullptr).
+template <class P>
+P *advance(P *p, int64_t elements, anydnnDataType_t dt) {
+    using Byte = std::conditional_t<std::is_const_v<P>, const char, char>;
+    return p == nullptr ? p : reinterpret_cast<P *>(reinterpret_cast<Byte *>(p) + elements * int64_t(dtype_size(dt)));
 }
 
 constexpr int64_t kShortRun = 512;  // innermost runs below this split by rows (NormArgs::by_rows)
@@ -149,26 +175,31 @@ std::vector<double> inverse_std(const std::vector<double> &var, double epsilon) 
 
 // The statistics of x's groups: sums of x and x^2 in double, per chunk, the
 // chunks added in order.
-Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const void *x) {
+// (Of a slice: its groups' statistics, indexed from 0.)
+Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const void *x,
+                  const GroupSlice &slice = {}) {
     NormArgs a = base_args(p);
-    a.loop = make_loop(p, L, nullptr, nullptr, nullptr, false);
-    a.x = x;
-    plan_units(a, p.nstats);
-    std::vector<double> partial(a.chunks * 2 * p.nstats);
+    int64_t off[kNormOperands];
+    a.loop = make_loop(p, L, nullptr, nullptr, nullptr, false, slice, off);
+    a.x = advance(x, off[kNormX], p.dt);
+    const int64_t nstats = slice.dim >= 0 ? slice.count : p.nstats;
+    a.nstats = a.nparams = nstats;
+    plan_units(a, nstats);
+    std::vector<double> partial(a.chunks * 2 * nstats);
     a.stat_partial = partial.data();
     normalization_kernels(h.isa).stats(ExecContext{h.threads()}, a);
     Stats s;
-    s.mean.assign(p.nstats, 0.0);
-    s.var.assign(p.nstats, 0.0);
+    s.mean.assign(nstats, 0.0);
+    s.var.assign(nstats, 0.0);
     const bool rms = p.spec.kind == NormKind::rms;
     // Chunk by chunk, so that the partial arrays are read in order.
-    std::vector<double> sum(p.nstats), sq(p.nstats);
+    std::vector<double> sum(nstats), sq(nstats);
     for (int64_t b = 0; b < a.chunks; ++b)
-        for (int64_t g = 0; g < p.nstats; ++g) {
-            sum[g] += partial[b * 2 * p.nstats + g];
-            sq[g] += partial[b * 2 * p.nstats + p.nstats + g];
+        for (int64_t g = 0; g < nstats; ++g) {
+            sum[g] += partial[b * 2 * nstats + g];
+            sq[g] += partial[b * 2 * nstats + nstats + g];
         }
-    for (int64_t g = 0; g < p.nstats; ++g) {
+    for (int64_t g = 0; g < nstats; ++g) {
         const double mean = rms ? 0.0 : sum[g] / p.m, var = sq[g] / p.m - mean * mean;
         s.mean[g] = mean;
         s.var[g] = var > 0 ? var : 0.0;  // rounding can make it slightly negative
@@ -207,7 +238,7 @@ bool wide_compute(const NormProblem &p, const std::vector<double> &mean, const s
     // With few elements per group dx is mostly cancellation (m = 2: zero
     // but for epsilon), which float's rounding of the terms would show.
     if (backward && p.m < kFloatMinGroup) return true;
-    for (int64_t g = 0; g < p.nstats; ++g)
+    for (size_t g = 0; g < mean.size(); ++g)
         if (std::abs(mean[g]) * inv[g] > kFloatMeanRatio) return true;
     return false;
 }
@@ -217,25 +248,31 @@ bool wide_compute(const NormProblem &p, const std::vector<double> &mean, const s
 // too (make_layout).
 bool folds(const NormProblem &p) { return std::equal(p.stat_dim, p.stat_dim + p.nl, p.param_dim); }
 
+// (Of a slice: mean and inv are its groups', which are then the parameter
+// groups too: blocking() takes only problems where they coincide.)
 void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
-                 const std::vector<double> &mean, const std::vector<double> &inv, unsigned char *mask) {
+                 const std::vector<double> &mean, const std::vector<double> &inv, unsigned char *mask,
+                 const GroupSlice &slice = {}) {
     const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
     const bool fold = folds(p), wide = wide_compute(p, mean, inv, false);
-    std::vector<double> ca(p.nstats), cb(p.nstats);  // y = x * ca + cb, then times scale plus bias
-    for (int64_t g = 0; g < p.nstats; ++g) {
-        ca[g] = fold ? inv[g] * scale[g] : inv[g];
-        cb[g] = fold ? bias[g] - mean[g] * ca[g] : -mean[g] * inv[g];
+    const int64_t nstats = int64_t(mean.size()), first = slice.dim >= 0 ? slice.first : 0;
+    std::vector<double> ca(nstats), cb(nstats);  // y = x * ca + cb, then times scale plus bias
+    for (int64_t g = 0; g < nstats; ++g) {
+        ca[g] = fold ? inv[g] * scale[first + g] : inv[g];
+        cb[g] = fold ? bias[first + g] - mean[g] * ca[g] : -mean[g] * inv[g];
     }
     const ComputeArray a_ca(wide, ca), a_cb(wide, cb), a_scale(wide, fold ? std::vector<double>{} : scale),
         a_bias(wide, fold ? std::vector<double>{} : bias);
     NormArgs a = base_args(p);
-    a.loop = make_loop(p, L, &p.y, p.has_z ? &p.z : nullptr, nullptr, mask != nullptr);
-    a.x = b.x;
-    a.out = b.y;
-    a.in2 = p.has_z ? b.z : nullptr;
+    int64_t off[kNormOperands];
+    a.loop = make_loop(p, L, &p.y, p.has_z ? &p.z : nullptr, nullptr, mask != nullptr, slice, off);
+    if (slice.dim >= 0) a.nstats = a.nparams = nstats;
+    a.x = advance(b.x, off[kNormX], p.dt);
+    a.out = advance(b.y, off[kNormOut], p.dt);
+    a.in2 = p.has_z ? advance(b.z, off[kNormIn2], p.dt) : nullptr;
     a.add = p.spec.add;
     a.relu = p.spec.relu;
-    a.mask = mask;
+    a.mask = mask == nullptr ? nullptr : mask + off[kNormMask];
     a.ca = a_ca.data();
     a.cb = a_cb.data();
     a.cscale = fold ? nullptr : a_scale.data();
@@ -249,6 +286,37 @@ void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const N
 
 }  // namespace
 
+// The training passes read x twice (statistics, then normalization) or x
+// and dy twice (backward): beyond the last-level cache both reads come from
+// memory. With the statistics groups along one dimension (BN's channels),
+// and each group's parameters its own, the passes run a block of groups at a
+// time instead, the block's elements small enough to stay in cache from
+// the first pass to the second: memory is read once. The block depends on
+// the shape only (so do the results, as the reductions' chunks do).
+constexpr int64_t kBlockedMinBytes = int64_t{16} << 20;  // x (and dy) beyond half the 32 MiB L3
+constexpr int64_t kBlockBytes = int64_t{4} << 20;        // a block's elements of those tensors, at most about
+
+// The first block, or dim < 0 where the passes take x whole; tensors: the
+// tensors of x's size the passes read twice (x, or x and dy).
+GroupSlice blocking(const NormProblem &p, const Layout &L, int64_t tensors) {
+    GroupSlice none;
+    const int64_t esize = int64_t(dtype_size(p.dt)) * tensors, bytes = p.m * p.nstats * esize;
+    if (bytes < kBlockedMinBytes || !folds(p)) return none;
+    int dim = -1;
+    for (int d = 0; d < p.nl; ++d) {
+        if (!p.stat_dim[d] || p.ldims[d] == 1) continue;
+        if (dim >= 0) return none;  // groups along two dimensions (per activation)
+        dim = d;
+    }
+    if (dim < 0) return none;
+    // Not where the groups are adjacent (NHWC channels): a block of them
+    // leaves the passes runs of a few elements.
+    if (L.x[dim] == 1) return none;
+    const int64_t count = std::max<int64_t>(1, kBlockBytes / (p.m * esize));
+    if (count >= p.ldims[dim]) return none;
+    return {dim, 0, count};
+}
+
 void execute_norm_inference(const Handle &h, const NormProblem &p, const NormBuffers &b) {
     const Layout L = make_layout(p);
     std::vector<double> mean = gather(p, L, false, b.est_mean);
@@ -258,8 +326,22 @@ void execute_norm_inference(const Handle &h, const NormProblem &p, const NormBuf
 
 void execute_norm_training(const Handle &h, const NormProblem &p, const NormBuffers &b) {
     const Layout L = make_layout(p);
-    const Stats s = batch_stats(h, p, L, b.x);
-    run_forward(h, p, L, b, s.mean, s.inv, p.spec.relu ? b.reserve : nullptr);
+    unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
+    Stats s;
+    if (const GroupSlice block = blocking(p, L, 1); block.dim >= 0) {
+        s.mean.resize(p.nstats), s.var.resize(p.nstats), s.inv.resize(p.nstats);
+        for (GroupSlice sl = block; sl.first < p.ldims[sl.dim]; sl.first += block.count) {
+            sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
+            const Stats part = batch_stats(h, p, L, b.x, sl);
+            run_forward(h, p, L, b, part.mean, part.inv, mask, sl);
+            std::copy(part.mean.begin(), part.mean.end(), s.mean.begin() + sl.first);
+            std::copy(part.var.begin(), part.var.end(), s.var.begin() + sl.first);
+            std::copy(part.inv.begin(), part.inv.end(), s.inv.begin() + sl.first);
+        }
+    } else {
+        s = batch_stats(h, p, L, b.x);
+        run_forward(h, p, L, b, s.mean, s.inv, mask);
+    }
     if (b.save_mean != nullptr) {
         scatter(p, L, false, b.save_mean, false, [&](int64_t i, double) { return s.mean[i]; });
         scatter(p, L, false, b.save_inv, false, [&](int64_t i, double) { return s.inv[i]; });
@@ -276,55 +358,70 @@ void execute_norm_training(const Handle &h, const NormProblem &p, const NormBuff
     }
 }
 
-void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuffers &b) {
-    const Layout L = make_layout(p);
-    const bool rms = p.spec.kind == NormKind::rms;
+namespace {
+
+// The backward passes over the groups of a slice (all of them by default):
+// dx, dz, and the sums of dy (sd) and dy xhat (sdx) of its parameter groups.
+void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
+                  const GroupSlice &slice, std::vector<double> &sd, std::vector<double> &sdx) {
+    const bool rms = p.spec.kind == NormKind::rms, sliced = slice.dim >= 0;
+    // A slice's part of an array of every group (blocking(): statistics and
+    // parameter groups coincide, one index along the slice's dimension).
+    const auto part = [&](std::vector<double> v) {
+        return sliced ? std::vector<double>(v.begin() + slice.first, v.begin() + slice.first + slice.count) : v;
+    };
     Stats s;
     if (b.saved_mean != nullptr) {
-        s.mean = gather(p, L, false, b.saved_mean);
-        s.inv = gather(p, L, false, b.saved_inv);
+        s.mean = part(gather(p, L, false, b.saved_mean));
+        s.inv = part(gather(p, L, false, b.saved_inv));
         if (rms) s.mean.assign(s.mean.size(), 0.0);
     } else {
-        s = batch_stats(h, p, L, b.x);
+        s = batch_stats(h, p, L, b.x, slice);
     }
-    const std::vector<double> scale = gather(p, L, true, b.scale);
+    const std::vector<double> scale = part(gather(p, L, true, b.scale));
+    const int64_t nstats = int64_t(s.mean.size()), nparams = sliced ? nstats : p.nparams;
     unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
     const ExecContext ctx{h.threads()};
 
     NormArgs a = base_args(p);
-    a.loop = make_loop(p, L, nullptr, &p.dy, p.has_dz ? &p.dz : nullptr, mask != nullptr);
-    a.x = b.x;
-    a.in2 = b.dy;
-    a.dz = p.has_dz ? b.dz : nullptr;
-    a.mask = mask;
+    a.nstats = nstats;
+    a.nparams = nparams;
+    int64_t off[kNormOperands];
+    a.loop = make_loop(p, L, nullptr, &p.dy, p.has_dz ? &p.dz : nullptr, mask != nullptr, slice, off);
+    a.x = advance(b.x, off[kNormX], p.dt);
+    a.in2 = advance(b.dy, off[kNormIn2], p.dt);
+    a.dz = p.has_dz ? advance(b.dz, off[kNormDz], p.dt) : nullptr;
+    a.mask = mask == nullptr ? nullptr : mask + off[kNormMask];
     a.mean = s.mean.data();
     a.inv = s.inv.data();
     a.scale = scale.data();
-    plan_units(a, p.nstats + p.nparams);
-    std::vector<double> stat_partial(a.chunks * 2 * p.nstats), param_partial(a.chunks * 2 * p.nparams);
+    plan_units(a, nstats + nparams);
+    std::vector<double> stat_partial(a.chunks * 2 * nstats), param_partial(a.chunks * 2 * nparams);
     a.stat_partial = stat_partial.data();
     a.param_partial = param_partial.data();
     normalization_kernels(h.isa).grad_sums(ctx, a);
 
     // Chunks added in order: c1 = sum of g, c2 = sum of g * xhat over each
     // statistics group; dbias, dscale per parameter.
-    std::vector<double> c1(p.nstats), c2(p.nstats), sd(p.nparams), sdx(p.nparams);
+    std::vector<double> c1(nstats), c2(nstats);
+    sd.assign(nparams, 0.0);
+    sdx.assign(nparams, 0.0);
     for (int64_t c = 0; c < a.chunks; ++c) {
-        const double *st = &stat_partial[c * 2 * p.nstats], *pa = &param_partial[c * 2 * p.nparams];
-        for (int64_t g = 0; g < p.nstats; ++g) {
+        const double *st = &stat_partial[c * 2 * nstats], *pa = &param_partial[c * 2 * nparams];
+        for (int64_t g = 0; g < nstats; ++g) {
             c1[g] += st[g];
-            c2[g] += st[p.nstats + g];
+            c2[g] += st[nstats + g];
         }
-        for (int64_t g = 0; g < p.nparams; ++g) {
+        for (int64_t g = 0; g < nparams; ++g) {
             sd[g] += pa[g];
-            sdx[g] += pa[p.nparams + g];
+            sdx[g] += pa[nparams + g];
         }
     }
     // dx = alpha * inv * (g - mean(g) - xhat * mean(g xhat)) as dy * ca (times
     // scale unless folded in) + x * cb + cc.
     const bool fold = folds(p), wide = wide_compute(p, s.mean, s.inv, true);
-    std::vector<double> ca(p.nstats), cb(p.nstats), cc(p.nstats);
-    for (int64_t g = 0; g < p.nstats; ++g) {
+    std::vector<double> ca(nstats), cb(nstats), cc(nstats);
+    for (int64_t g = 0; g < nstats; ++g) {
         const double m1 = rms ? 0.0 : c1[g] / p.m, m2 = c2[g] / p.m, ai = p.alpha * s.inv[g];
         ca[g] = fold ? ai * scale[g] : ai;
         cb[g] = -ai * s.inv[g] * m2;
@@ -333,8 +430,8 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     const ComputeArray a_ca(wide, ca), a_cb(wide, cb), a_cc(wide, cc),
         a_scale(wide, fold ? std::vector<double>{} : scale);
     NormArgs d = a;
-    d.loop = make_loop(p, L, &p.dx, &p.dy, nullptr, mask != nullptr);
-    d.out = b.dx;
+    d.loop = make_loop(p, L, &p.dx, &p.dy, nullptr, mask != nullptr, slice, off);
+    d.out = advance(b.dx, off[kNormOut], p.dt);
     d.dz = nullptr;
     d.ca = a_ca.data();
     d.cb = a_cb.data();
@@ -344,7 +441,25 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     d.beta = p.beta;
     plan_units(d, 1);
     normalization_kernels(h.isa).grad_input(ctx, d);
+}
 
+}  // namespace
+
+void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuffers &b) {
+    const Layout L = make_layout(p);
+    std::vector<double> sd, sdx;
+    if (const GroupSlice block = blocking(p, L, 2); block.dim >= 0) {
+        sd.resize(p.nparams), sdx.resize(p.nparams);
+        for (GroupSlice sl = block; sl.first < p.ldims[sl.dim]; sl.first += block.count) {
+            sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
+            std::vector<double> part_sd, part_sdx;
+            run_backward(h, p, L, b, sl, part_sd, part_sdx);
+            std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
+            std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
+        }
+    } else {
+        run_backward(h, p, L, b, {}, sd, sdx);
+    }
     const bool blend = p.beta_param != 0;
     scatter(p, L, true, b.dscale, blend,
             [&](int64_t i, double old) { return p.alpha_param * sdx[i] + p.beta_param * old; });
