@@ -119,6 +119,7 @@ const Case kOddCases[] = {
     {{2, 70, 1, 1}, {5, 1.0, 0.75, 1}},      // channel lanes: two blocks, 1x1 pixels
     {{1, 67, 2, 3}, {6, 2.0, 0.75, 1.5}},   // a window across the block edge (NHWC)
     {{1, 130, 3, 1}, {15, 3.0, 1.1, 1}},
+    {{1, 9, 17, 19}, {3, 1.0, 0.75, 1}},     // n = 3, beta 0.75: a whole block of 256 pixels in one pass
 };
 
 // A 3x1x1 pixel by hand: alpha / n = 1, beta = 1, k = 1.

@@ -129,23 +129,26 @@ TEST_P(StreamingStores, SoftmaxShortRowsAndColumns) {
     SKIP_IF_UNAVAILABLE(h);
     const float alpha = 0.75f, zero = 0.0f;
     const std::pair<int, int> sizes[] = {{64, 65537}, {17, 246725}, {37, 113361}};  // C, positions
-    for (const auto &[c, positions] : sizes)
-        for (const Shape &s : {packed_nhwc({1, c, 1, positions}), packed({1, c, 1, positions})}) {
-            Tensor x(s, ANYDNN_DATA_FLOAT), y(s, ANYDNN_DATA_FLOAT), y1(s, ANYDNN_DATA_FLOAT);
-            x.fill_random(-8, 8);
-            for (anydnnSoftmaxAlgorithm_t algo : {ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_LOG}) {
-                SCOPED_TRACE(std::to_string(algo) + " " + s.to_string());
-                y.poison();
-                ASSERT_OK(anydnnSoftmaxForward(h, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc(), x.data(),
-                                               &zero, y.desc(), y.data()));
-                expect_close(y.values(), ref::softmax_forward(algo, ANYDNN_SOFTMAX_MODE_CHANNEL, 0.75, x, 0.0, y),
-                             1e-5, 1e-6, "softmax");
-                EXPECT_TRUE(y.guards_intact());
-                ASSERT_OK(anydnnSoftmaxForward(h1, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc(), x.data(),
-                                               &zero, y1.desc(), y1.data()));
-                EXPECT_EQ(y.values(), y1.values()) << "1 and 2 threads";
+    // y 64-byte aligned too: the blocks and rows held in registers stream
+    // whole vectors only there.
+    for (const size_t misalign : {size_t{16}, size_t{0}})
+        for (const auto &[c, positions] : sizes)
+            for (const Shape &s : {packed_nhwc({1, c, 1, positions}), packed({1, c, 1, positions})}) {
+                Tensor x(s, ANYDNN_DATA_FLOAT), y(s, ANYDNN_DATA_FLOAT, misalign), y1(s, ANYDNN_DATA_FLOAT, misalign);
+                x.fill_random(-8, 8);
+                for (anydnnSoftmaxAlgorithm_t algo : {ANYDNN_SOFTMAX_ACCURATE, ANYDNN_SOFTMAX_LOG}) {
+                    SCOPED_TRACE(std::to_string(algo) + " " + s.to_string() + " misalign " + std::to_string(misalign));
+                    y.poison();
+                    ASSERT_OK(anydnnSoftmaxForward(h, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc(), x.data(),
+                                                   &zero, y.desc(), y.data()));
+                    expect_close(y.values(), ref::softmax_forward(algo, ANYDNN_SOFTMAX_MODE_CHANNEL, 0.75, x, 0.0, y),
+                                 1e-5, 1e-6, "softmax");
+                    EXPECT_TRUE(y.guards_intact());
+                    ASSERT_OK(anydnnSoftmaxForward(h1, algo, ANYDNN_SOFTMAX_MODE_CHANNEL, &alpha, x.desc(), x.data(),
+                                                   &zero, y1.desc(), y1.data()));
+                    EXPECT_EQ(y.values(), y1.values()) << "1 and 2 threads";
+                }
             }
-        }
 }
 
 // NCHW: pixel lanes, a run of up to 256 pixels per channel.
@@ -157,13 +160,19 @@ TEST_P(StreamingStores, LrnForward) {
     ASSERT_OK(anydnnCreateLRNDescriptor(&desc));
     ASSERT_OK(anydnnSetLRNDescriptor(desc, unsigned(p.n), p.alpha, p.beta, p.k));
     const float alpha = 0.75f, zero = 0.0f;
-    Tensor x(packed(kLarge), ANYDNN_DATA_FLOAT), y(packed(kLarge), ANYDNN_DATA_FLOAT);
+    Tensor x(packed(kLarge), ANYDNN_DATA_FLOAT);
     x.fill_random(-2, 2);
-    y.poison();
-    ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, x.desc(), x.data(), &zero,
-                                           y.desc(), y.data()));
-    expect_close(y.values(), ref::lrn_forward(p, kLarge, x.values(), 0.75, 0, {}), 2e-5, 2e-6, "lrn");
-    EXPECT_TRUE(y.guards_intact());
+    const std::vector<double> want = ref::lrn_forward(p, kLarge, x.values(), 0.75, 0, {});
+    // y 64-byte aligned too: whole blocks of pixels stream from registers only there.
+    for (const size_t misalign : {size_t{16}, size_t{0}}) {
+        SCOPED_TRACE(misalign);
+        Tensor y(packed(kLarge), ANYDNN_DATA_FLOAT, misalign);
+        y.poison();
+        ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, x.desc(), x.data(),
+                                               &zero, y.desc(), y.data()));
+        expect_close(y.values(), want, 2e-5, 2e-6, "lrn");
+        EXPECT_TRUE(y.guards_intact());
+    }
     anydnnDestroyLRNDescriptor(desc);
 }
 

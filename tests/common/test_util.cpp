@@ -234,8 +234,10 @@ double storage_tol(anydnnDataType_t dt) {
     }
 }
 
-Tensor::Tensor(const Shape &shape, anydnnDataType_t dt) : shape_(shape), dt_(dt) {
-    bytes_.assign(static_cast<size_t>(shape.span()) * dtype_size(dt) + 2 * kGuard, kGuardByte);
+Tensor::Tensor(const Shape &shape, anydnnDataType_t dt, size_t misalign) : shape_(shape), dt_(dt) {
+    bytes_.assign(static_cast<size_t>(shape.span()) * dtype_size(dt) + 2 * kGuard + 64, kGuardByte);
+    const uintptr_t start = reinterpret_cast<uintptr_t>(bytes_.data()) + kGuard;
+    base_ = (misalign % 64 + 64 - start % 64) % 64;
     poison();
     EXPECT_EQ(anydnnCreateTensorDescriptor(&desc_), ANYDNN_STATUS_SUCCESS);
     EXPECT_EQ(anydnnSetTensorNdDescriptor(desc_, dt, int(shape.dims.size()), shape.dims.data(),
@@ -253,9 +255,11 @@ int64_t Tensor::offset(const std::vector<int> &idx) const {
 }
 
 double Tensor::at_offset(int64_t off) const {
-    return load_elem(dt_, bytes_.data() + kGuard + off * dtype_size(dt_));
+    return load_elem(dt_, static_cast<const unsigned char *>(data()) + off * dtype_size(dt_));
 }
-void Tensor::set_offset(int64_t off, double v) { store_elem(dt_, bytes_.data() + kGuard + off * dtype_size(dt_), v); }
+void Tensor::set_offset(int64_t off, double v) {
+    store_elem(dt_, static_cast<unsigned char *>(data()) + off * dtype_size(dt_), v);
+}
 double Tensor::at(const std::vector<int> &idx) const { return at_offset(offset(idx)); }
 void Tensor::set(const std::vector<int> &idx, double v) { set_offset(offset(idx), v); }
 
@@ -269,15 +273,17 @@ void Tensor::poison() {
     const bool floating = dt_ == ANYDNN_DATA_FLOAT || dt_ == ANYDNN_DATA_DOUBLE || dt_ == ANYDNN_DATA_HALF ||
                           dt_ == ANYDNN_DATA_BFLOAT16;
     // 0xff bytes are a NaN in every floating type.
-    std::memset(bytes_.data() + kGuard, floating ? 0xff : 0x5a, n);
+    std::memset(data(), floating ? 0xff : 0x5a, n);
 }
 
-void Tensor::copy_from(const Tensor &o) { bytes_ = o.bytes_; }
+void Tensor::copy_from(const Tensor &o) {
+    std::memcpy(data(), o.data(), static_cast<size_t>(shape_.span()) * dtype_size(dt_));
+}
 
 bool Tensor::guards_intact() const {
-    const size_t n = bytes_.size();
+    const size_t end = base_ + 2 * kGuard + static_cast<size_t>(shape_.span()) * dtype_size(dt_);
     for (size_t i = 0; i < kGuard; ++i)
-        if (bytes_[i] != kGuardByte || bytes_[n - 1 - i] != kGuardByte) return false;
+        if (bytes_[base_ + i] != kGuardByte || bytes_[end - 1 - i] != kGuardByte) return false;
     return true;
 }
 
@@ -287,7 +293,8 @@ bool Tensor::gaps_equal(const Tensor &o) const {
     const size_t es = dtype_size(dt_);
     for (int64_t i = 0; i < shape_.span(); ++i)
         if (!is_elem[i] &&
-            std::memcmp(bytes_.data() + kGuard + i * es, o.bytes_.data() + kGuard + i * es, es) != 0)
+            std::memcmp(static_cast<const char *>(data()) + i * es, static_cast<const char *>(o.data()) + i * es,
+                        es) != 0)
             return false;
     return true;
 }

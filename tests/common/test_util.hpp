@@ -72,14 +72,18 @@ Shape padded(const std::vector<int> &dims, int pad = 3);
 // from the tensor's type as the library stores them.
 class Tensor {
 public:
-    Tensor(const Shape &shape, anydnnDataType_t dt);
+    // The first element's address is `misalign` bytes past a multiple of 64:
+    // 16 by default, so that vector code meets unaligned data; 0 for the
+    // paths that only aligned outputs take (streaming stores of whole
+    // vectors).
+    Tensor(const Shape &shape, anydnnDataType_t dt, size_t misalign = 16);
     ~Tensor();
     Tensor(const Tensor &) = delete;
     Tensor &operator=(const Tensor &) = delete;
 
     anydnnTensorDescriptor_t desc() const { return desc_; }
-    void *data() { return bytes_.data() + kGuard; }
-    const void *data() const { return bytes_.data() + kGuard; }
+    void *data() { return bytes_.data() + base_ + kGuard; }
+    const void *data() const { return bytes_.data() + base_ + kGuard; }
     const Shape &shape() const { return shape_; }
     anydnnDataType_t dtype() const { return dt_; }
 
@@ -112,6 +116,7 @@ private:
     Shape shape_;
     anydnnDataType_t dt_;
     std::vector<unsigned char> bytes_;
+    size_t base_ = 0;  // where the guard before the elements starts in bytes_
     anydnnTensorDescriptor_t desc_ = nullptr;
 };
 

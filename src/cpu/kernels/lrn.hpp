@@ -286,6 +286,41 @@ template <class C>
     forward_powers(r, x, y, nb, p);
 }
 
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+// forward_row in one pass over a whole block of lanes, for f32, beta 0.75
+// and a window of N channels: each vector's square enters the ring and its
+// window sum, power and product stay in registers, where forward_row makes
+// three passes through L1 (staged_out a fourth when streaming). The sums
+// run in ring_sum's order. stream: y gets streaming stores (aligned).
+template <int N>
+[[gnu::noinline]] void forward_row_fused(float (*sq)[kPixelLanes], int64_t c, const float *xn, const float *x,
+                                         float *y, const LrnConsts<float> &p, bool stream) {
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
+    const float *rows[N - 1];
+    for (int j = 0; j < N - 1; ++j) rows[j] = sq[(c + j) % N];
+    float *entering = sq[(c + N - 1) % N];
+    for (int64_t l = 0; l < kPixelLanes; l += W) {
+        const V v = xn ? load_vec<V>(xn + l) : V{};
+        const V e = v * v;
+        store_vec(entering + l, e);
+        V r = load_vec<V>(rows[0] + l);
+#pragma GCC unroll 16
+        for (int j = 1; j < N - 1; ++j) r += load_vec<V>(rows[j] + l);
+        r += e;
+        const V s = p.k + p.alpha_n * r;
+#if ANYDNN_ISA_avx512
+        const V pw = reinterpret_cast<V>(pow_075(reinterpret_cast<__m512>(s)));
+#else
+        const V pw = reinterpret_cast<V>(pow_075(reinterpret_cast<__m256>(s)));
+#endif
+        const V out = p.alpha * load_vec<V>(x + l) * pw;
+        if (stream) stream_vector(y + l, out);
+        else store_vec(y + l, out);
+    }
+}
+#endif
+
 // Step m < C of the backward pass: s_m^-beta into pm, q_m = dy y / s_m into
 // qm (lanes past the block 0).
 template <class C>
@@ -342,6 +377,9 @@ void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, i
     auto row = [&](int64_t ch) -> const C * {
         return ch < 0 || ch >= g.c ? nullptr : staged_in(x + ch * sxc, sxl, nb, bn);
     };
+    // forward_row_fused's case: float read and written in place (x's rows are
+    // then x itself, not staging buffers), beta 0.75, windows of 3 or 5.
+    [[maybe_unused]] const bool fused = unit && !blend && p.b075 && (n == 3 || n == 5);
     for (int64_t ch = -before; ch < after; ++ch) enter_square(row(ch), nb, sq[(ch + before) % n]);
     for (int64_t c = 0; c < g.c; ++c) {
         // x[c] is read before y[c] is written, and no later channel reads it
@@ -352,6 +390,18 @@ void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, i
             prefetch_run<0>(x + (c + after + kPrefetchChannels) * sxc, nb * int64_t(sizeof(T)));
             if (!stream) prefetch_run<1>(yp + kPrefetchChannels * syc, nb * int64_t(sizeof(T)));
         }
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+        if constexpr (std::is_same_v<T, float>) {
+            if (fused && nb == kPixelLanes) {
+                // Streaming stores take aligned vectors: a misaligned row goes through res.
+                const bool nt = stream && reinterpret_cast<uintptr_t>(yp) % kVectorBytes == 0;
+                float *to = stream && !nt ? res : yp;
+                (n == 3 ? forward_row_fused<3> : forward_row_fused<5>)(sq, c, xn, xc, to, p, nt);
+                if (to == res) staged_out(yp, 1, res, nb, p.beta, false, true);
+                continue;
+            }
+        }
+#endif
         C *out = stream ? res : direct_out(yp, syl, blend, res);
         forward_row(sq, c, xn, xc, out, nb, p);
         if (out == res) staged_out(yp, syl, res, nb, p.beta, blend, stream);

@@ -96,7 +96,8 @@ ANYDNN_ALWAYS_INLINE F exp_le0(F a) {
     const F p = 1.0f + r + r * r * q;
 #if ANYDNN_ISA_avx512
     if constexpr (!std::is_same_v<F, float>)
-        return reinterpret_cast<F>(_mm512_maskz_scalef_ps(0xffff, reinterpret_cast<__m512>(p), reinterpret_cast<__m512>(n)));
+        return reinterpret_cast<F>(
+            _mm512_maskz_scalef_ps(0xffff, reinterpret_cast<__m512>(p), reinterpret_cast<__m512>(n)));
 #endif
     using I = vmath_detail::int_lanes_t<F>;  // F's bits as integers
     I k = __builtin_bit_cast(I, t) - static_cast<int32_t>(f32_bits(kRound) - 127);  // n's biased exponent
@@ -578,8 +579,10 @@ void columns_block(const C *x, int64_t sx, C *y, int64_t sy, int64_t n, bool log
 #pragma GCC unroll 16
             for (int v = 0; v < NV; ++v) {
                 const C *p = x + i * sx + v * W;
-                if (stream)
-                    __builtin_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(p) + kColumns * sizeof(C)), 0, 2);
+                if (stream) {
+                    const uintptr_t next = reinterpret_cast<uintptr_t>(p) + kColumns * sizeof(C);
+                    __builtin_prefetch(reinterpret_cast<const char *>(next), 0, 2);
+                }
                 const V t = exp_le0(load(p) - m[v]);
                 if constexpr (keep()) std::memcpy(e + i * se + v * W, &t, sizeof t);
                 s[v] += t;
