@@ -201,7 +201,10 @@ template <class Emit>
 void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64_t xsize, int64_t ysize,
                              const void *x, void *y, int64_t begin, int64_t end, bool direct, Emit &&emit) {
     alignas(64) unsigned char buf[kTransposeBytes];
-    for (int64_t item = begin; item < end; ++item) {
+    struct Block {
+        int64_t nr, w, xo, yo;  // rows, columns, offsets of x and y (elements)
+    };
+    const auto block = [&](int64_t item) {
         const int64_t c0 = item % p.widths * p.width, r0 = item / p.widths % p.strips * p.strip;
         int64_t outer = item / p.widths / p.strips, xo = 0, yo = 0;
         for (int d = L.nd - 2; d >= 0; --d) {
@@ -210,9 +213,23 @@ void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64
             yo += outer % L.dims[d] * L.strides[0][d];
             outer /= L.dims[d];
         }
-        const int64_t nr = imin_(p.strip, p.rows - r0), w = imin_(p.width, p.cols - c0);
-        const char *xb = static_cast<const char *>(x) + (xo + r0 + c0 * p.ldx) * xsize;
-        char *yb = static_cast<char *>(y) + (yo + r0 * p.ldy + c0) * ysize;
+        return Block{imin_(p.strip, p.rows - r0), imin_(p.width, p.cols - c0), xo + r0 + c0 * p.ldx,
+                     yo + r0 * p.ldy + c0};
+    };
+    for (int64_t item = begin; item < end; ++item) {
+        const auto [nr, w, xo, yo] = block(item);
+        const char *xb = static_cast<const char *>(x) + xo * xsize;
+        char *yb = static_cast<char *>(y) + yo * ysize;
+        if (item + 1 < end) {
+            // The next block's x runs (w of them, strided by ldx: too many
+            // streams for the hardware prefetchers, and more misses than a
+            // core keeps in flight when the block is read) into L2 now.
+            const Block next = block(item + 1);
+            const uintptr_t xn = reinterpret_cast<uintptr_t>(x) + uintptr_t(next.xo * xsize);
+            for (int64_t c = 0; c < next.w; ++c)
+                for (int64_t b = 0; b < next.nr * xsize; b += 64)
+                    __builtin_prefetch(reinterpret_cast<const char *>(xn + uintptr_t((c * p.ldx) * xsize + b)), 0, 2);
+        }
         if (direct) {
             transpose_elements(xsize, xb, p.ldx, yb, p.ldy, nr, w);
             continue;
