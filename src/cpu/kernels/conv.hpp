@@ -311,9 +311,10 @@ ANYDNN_ALWAYS_INLINE void depthwise_pixel(const ops::ConvGeometry &g, const T *x
 // PW neighbouring output pixels [ow, ow + PW) of one row, channels [c0, c0
 // + NB), the sums in registers (GCC vector types, PW x NB / W of them), each
 // tap's weights loaded once for the PW pixels. Written to out[p * NB + j].
-// Several pixels need every tap inside x (the row's interior); one pixel
-// skips the taps outside. C float or double, x of C.
-template <int NB, int PW, class C>
+// Checked: each pixel skips its taps outside x along the width (the row's
+// ends); otherwise every tap is inside (the interior). C float or double, x
+// of C.
+template <int NB, int PW, bool Checked, class C>
 [[gnu::noinline]] void depthwise_strip(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total,
                                        int64_t c0, int64_t od, int64_t oh, int64_t ow, C *out) {
     using V = vec_t<C>;
@@ -325,41 +326,69 @@ template <int NB, int PW, class C>
     for (int p = 0; p < PW; ++p)
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) acc[p][v] = V{};
-    const int64_t step = g.stride[2] * g.xs[4];
     for_each_inside_row(g, od, oh, [&](int64_t kd, int64_t kh, int64_t id, int64_t ih) {
         const C *xrow = ximg + id * g.xs[2] + ih * g.xs[3] + c0;
         for (int64_t kw = 0; kw < g.k[2]; ++kw) {
             const int64_t iw = ow * g.stride[2] + kw * g.dil[2] - g.pad[2];
-            if (PW == 1 && (iw < 0 || iw >= g.in[2])) continue;
+            if (Checked && (iw + (PW - 1) * g.stride[2] < 0 || iw >= g.in[2])) continue;
             const C *wt = wr + ((kd * g.k[1] + kh) * g.k[2] + kw) * oc_total + c0;
-            const C *xp = xrow + iw * g.xs[4];
             V wv[NV];
 #pragma GCC unroll 8
             for (int v = 0; v < NV; ++v) wv[v] = load(wt + v * W);
+            if constexpr (Checked) {
 #pragma GCC unroll 16
-            for (int p = 0; p < PW; ++p)
+                for (int p = 0; p < PW; ++p) {
+                    const int64_t iwp = iw + p * g.stride[2];
+                    if (iwp < 0 || iwp >= g.in[2]) continue;
+                    const C *xp = xrow + iwp * g.xs[4];
 #pragma GCC unroll 8
-                for (int v = 0; v < NV; ++v) acc[p][v] += load(xp + p * step + v * W) * wv[v];
+                    for (int v = 0; v < NV; ++v) acc[p][v] += load(xp + v * W) * wv[v];
+                }
+            } else {
+                const C *xp = xrow + iw * g.xs[4];
+                const int64_t step = g.stride[2] * g.xs[4];
+#pragma GCC unroll 16
+                for (int p = 0; p < PW; ++p)
+#pragma GCC unroll 8
+                    for (int v = 0; v < NV; ++v) acc[p][v] += load(xp + p * step + v * W) * wv[v];
+            }
         }
     });
     std::memcpy(out, acc, sizeof acc);
 }
 
 // PW pixels from ow, all channels (a multiple of 16) in blocks of 64 (4
-// pixels at a time) and 16; emit(first pixel, pixels, c0, nb) writes out.
-template <int PW, class C, class Emit>
+// pixels at a time; PW 8 or at most 4) and 16 (Checked: see
+// depthwise_strip); emit(first pixel, pixels, c0, nb) writes out.
+template <int PW, bool Checked, class C, class Emit>
 inline void depthwise_strips(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total, int64_t od,
                              int64_t oh, int64_t ow, C *out, Emit &&emit) {
     constexpr int P64 = PW < 4 ? PW : 4;
     int64_t c0 = 0;
     for (; c0 + 64 <= oc_total; c0 += 64)
         for (int h = 0; h < PW; h += P64) {
-            depthwise_strip<64, P64>(g, ximg, wr, oc_total, c0, od, oh, ow + h, out);
+            depthwise_strip<64, P64, Checked>(g, ximg, wr, oc_total, c0, od, oh, ow + h, out);
             emit(h, P64, c0, 64);
         }
     for (; c0 < oc_total; c0 += 16) {
-        depthwise_strip<16, PW>(g, ximg, wr, oc_total, c0, od, oh, ow, out);
+        depthwise_strip<16, PW, Checked>(g, ximg, wr, oc_total, c0, od, oh, ow, out);
         emit(0, PW, c0, 16);
+    }
+}
+
+// The pixels of a row from ow in strips: 8 or 4 of the interior [lo, hi)
+// (depthwise_interior), else up to 4 Checked ones (the row's ends, and what
+// is left of the interior there). Returns the strip's width.
+template <class C, class Emit>
+inline int64_t depthwise_row_strip(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total,
+                                   int64_t od, int64_t oh, int64_t ow, int64_t lo, int64_t hi, C *out, Emit &&emit) {
+    if (ow >= lo && ow + 8 <= hi) return depthwise_strips<8, false>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 8;
+    if (ow >= lo && ow + 4 <= hi) return depthwise_strips<4, false>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 4;
+    switch (imin_(4, g.out[2] - ow)) {
+    case 4: return depthwise_strips<4, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 4;
+    case 3: return depthwise_strips<3, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 3;
+    case 2: return depthwise_strips<2, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 2;
+    default: return depthwise_strips<1, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 1;
     }
 }
 
@@ -373,13 +402,14 @@ inline void depthwise_interior(const ops::ConvGeometry &g, int64_t &lo, int64_t 
 
 // Channels innermost with one x channel per output channel, contiguous
 // (NHWC, no multiplier). When x holds the compute type and the channels are
-// a multiple of 16, a row's interior (taps all inside x) goes in strips of 8
-// then 4 pixels (depthwise_strip: 4 x 64 or 8 x 16 channels in registers, a
-// tap's weights loaded once per strip), the rest a pixel at a time, sums in
-// registers too; otherwise pixel by pixel in channel blocks of 64, 16, then
-// 1. With each pixel's taps bounds-checked and its weights reloaded, the
-// loads cost more than the FMAs: MobileNet-v2's depthwise layers ran 2-6x
-// oneDNN's time.
+// a multiple of 16, a row goes in strips of 8 or 4 pixels
+// (depthwise_strip: 4 x 64 or 8 x 16 channels in registers, a tap's weights
+// loaded once per strip), those at the row's ends checking each pixel's
+// taps (they went a pixel at a time: 7-wide rows took 4 + 3 x 1 and
+// reloaded the weights for each); otherwise pixel by pixel in channel blocks
+// of 64, 16, then 1. With each pixel's taps bounds-checked and its weights
+// reloaded, the loads cost more than the FMAs: MobileNet-v2's depthwise
+// layers ran 2-6x oneDNN's time.
 template <class T, class C>
 void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
                       const C *wr) {
@@ -406,16 +436,7 @@ void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, 
                                 epi.run(out + j * nb, nb, y_off + (first + j) * g.ys[4] + c0 * g.ys[1], g.ys[1],
                                         z_off + (first + j) * p.zs[4] + c0 * p.zs[1], p.zs[1], c0, 1);
                         };
-                        const bool inside = ow >= lo;
-                        if (inside && ow + 8 <= hi) {
-                            depthwise_strips<8>(g, ximg, wr, oc_total, od, oh, ow, out, emit);
-                            ow += 7;
-                        } else if (inside && ow + 4 <= hi) {
-                            depthwise_strips<4>(g, ximg, wr, oc_total, od, oh, ow, out, emit);
-                            ow += 3;
-                        } else {
-                            depthwise_strips<1>(g, ximg, wr, oc_total, od, oh, ow, out, emit);
-                        }
+                        ow += depthwise_row_strip(g, ximg, wr, oc_total, od, oh, ow, lo, hi, out, emit) - 1;
                         continue;
                     }
                 }
