@@ -101,23 +101,24 @@ ANYDNN_ALWAYS_INLINE F with_sign_of(F m, F x) {
 // does find vminps for float loops it vectorizes itself). F: float, double
 // or vec_t<float>. (maskz: GCC 12's unmasked AVX-512 forms pass an undefined
 // vector through, which trips -Wmaybe-uninitialized.)
+template <bool Max, class F>
+ANYDNN_ALWAYS_INLINE F select_lanes(F a, F b) {
+    if constexpr (std::is_same_v<F, vec_t<float>>) {
+#if ANYDNN_ISA_avx512
+        return reinterpret_cast<F>(Max ? _mm512_maskz_max_ps(0xffff, a, b) : _mm512_maskz_min_ps(0xffff, a, b));
+#elif ANYDNN_ISA_avx2
+        return reinterpret_cast<F>(Max ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b));
+#endif
+    }
+    return (Max ? a > b : a < b) ? a : b;
+}
 template <class F>
 ANYDNN_ALWAYS_INLINE F min_lanes(F a, F b) {
-#if ANYDNN_ISA_avx512
-    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm512_maskz_min_ps(0xffff, a, b));
-#elif ANYDNN_ISA_avx2
-    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm256_min_ps(a, b));
-#endif
-    return a < b ? a : b;
+    return select_lanes<false>(a, b);
 }
 template <class F>
 ANYDNN_ALWAYS_INLINE F max_lanes(F a, F b) {
-#if ANYDNN_ISA_avx512
-    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm512_maskz_max_ps(0xffff, a, b));
-#elif ANYDNN_ISA_avx2
-    if constexpr (std::is_same_v<F, vec_t<float>>) return reinterpret_cast<F>(_mm256_max_ps(a, b));
-#endif
-    return a > b ? a : b;
+    return select_lanes<true>(a, b);
 }
 
 // min(|x|, hi), NaN kept: one select on one condition (vminps). The odd
