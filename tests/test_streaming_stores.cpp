@@ -84,7 +84,8 @@ TEST_P(StreamingStores, OpTensorWithAndWithoutBroadcast) {
 }
 
 // A copy, and layout changes, whose transposed blocks (util/transpose.hpp)
-// stream out.
+// stream out: through the buffer (alpha -0.5), or from the transpose's
+// tiles (alpha 1, AVX-512: whole lines of an aligned y, the rest plainly).
 TEST_P(StreamingStores, TransformCopyAndLayoutChange) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
@@ -92,15 +93,31 @@ TEST_P(StreamingStores, TransformCopyAndLayoutChange) {
     for (const auto &[xs, ys] : {std::pair{packed(kLarge), packed(kLarge)},
                                  std::pair{packed(kLarge), packed_nhwc(kLarge)},
                                  std::pair{packed_nhwc(kLarge), packed(kLarge)}})
-        for (float alpha : {1.0f, -0.5f}) {
-            SCOPED_TRACE("x " + xs.to_string() + " alpha " + std::to_string(alpha));
-            Tensor x(xs, ANYDNN_DATA_FLOAT), y(ys, ANYDNN_DATA_FLOAT);
+        for (const auto &[alpha, misalign] : {std::pair{1.0f, size_t{16}}, std::pair{1.0f, size_t{0}},
+                                              std::pair{-0.5f, size_t{16}}}) {
+            SCOPED_TRACE("x " + xs.to_string() + " alpha " + std::to_string(alpha) + " misalign " +
+                         std::to_string(misalign));
+            Tensor x(xs, ANYDNN_DATA_FLOAT), y(ys, ANYDNN_DATA_FLOAT, misalign);
             x.fill_random();
             y.poison();
             ASSERT_OK(anydnnTransformTensor(h, &alpha, x.desc(), x.data(), &zero, y.desc(), y.data()));
             expect_close(y.values(), ref::transform(alpha, x, 0.0, y), 1e-6, 1e-7, "transform");
             EXPECT_TRUE(y.guards_intact());
         }
+    // 32 channels and 512 x 257 pixels, both multiples of 16: every tile row
+    // of an aligned y is a whole line, streamed.
+    const std::vector<int> lines = {1, 32, 512, 257};
+    const float one = 1.0f;
+    for (const auto &[xs, ys] : {std::pair{packed(lines), packed_nhwc(lines)},
+                                 std::pair{packed_nhwc(lines), packed(lines)}}) {
+        SCOPED_TRACE("x " + xs.to_string());
+        Tensor x(xs, ANYDNN_DATA_FLOAT), y(ys, ANYDNN_DATA_FLOAT, 0);
+        x.fill_random();
+        y.poison();
+        ASSERT_OK(anydnnTransformTensor(h, &one, x.desc(), x.data(), &zero, y.desc(), y.data()));
+        expect_close(y.values(), ref::transform(1.0, x, 0.0, y), 1e-6, 1e-7, "transform");
+        EXPECT_TRUE(y.guards_intact());
+    }
 }
 
 TEST_P(StreamingStores, SoftmaxRows) {

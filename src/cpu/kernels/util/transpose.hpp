@@ -42,9 +42,11 @@ constexpr int64_t kTile = 8;
 // y[r * ldy + c] = x[c * ldx + r] for r < tr, c < tc (at most 16), on
 // 4-byte elements, or 2-byte ones widened to 4 bytes in the registers
 // (moved as bits: no float operation touches them). Partial tiles are
-// masked: masked-off elements are neither read nor written.
+// masked: masked-off elements are neither read nor written. stream: rows
+// that are whole aligned cache lines (4-byte elements, tc 16) are written
+// with streaming stores.
 template <class E>
-inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t tr, int64_t tc) {
+inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t tr, int64_t tc, bool stream) {
     const __mmask16 in = static_cast<__mmask16>((1u << tr) - 1), out = static_cast<__mmask16>((1u << tc) - 1);
     auto load = [&](const E *p) {
         if constexpr (sizeof(E) == 4) return _mm512_maskz_loadu_ps(in, p);
@@ -75,6 +77,12 @@ inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t t
         r[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd);
         r[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
         r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
+    }
+    if constexpr (sizeof(E) == 4) {
+        if (stream && tc == 16 && reinterpret_cast<uintptr_t>(y) % 64 == 0 && ldy % 16 == 0) {
+            for (int i = 0; i < tr; ++i) _mm512_stream_ps(reinterpret_cast<float *>(y + i * ldy), r[i]);
+            return;
+        }
     }
     for (int i = 0; i < tr; ++i) {
         if constexpr (sizeof(E) == 4) _mm512_mask_storeu_ps(y + i * ldy, out, r[i]);
@@ -110,9 +118,10 @@ inline void transpose_tile(const Bits32 *x, int64_t ldx, Bits32 *y, int64_t ldy)
 // vector registers (on AVX2 whole tiles only); the rest (and the generic
 // level) are plain loops over a tile, which stay within a few cache lines on
 // each side.
+// stream: as transpose_tile (AVX-512; kTransposeStreams).
 template <class E>
 [[gnu::noinline]] void transpose_block(const void *xv, int64_t ldx, void *yv, int64_t ldy, int64_t rows,
-                                       int64_t cols) {
+                                       int64_t cols, bool stream) {
     const E *x = static_cast<const E *>(xv);
     E *y = static_cast<E *>(yv);
     for (int64_t r = 0; r < rows; r += kTile)
@@ -122,7 +131,7 @@ template <class E>
             const int64_t tr = imin_(kTile, rows - r), tc = imin_(kTile, cols - c);
 #if ANYDNN_ISA_avx512
             if constexpr (sizeof(E) == 4 || sizeof(E) == 2) {
-                transpose_tile(xt, ldx, yt, ldy, tr, tc);
+                transpose_tile(xt, ldx, yt, ldy, tr, tc, stream);
                 continue;
             }
 #elif ANYDNN_ISA_avx2
@@ -181,25 +190,35 @@ inline TransposePlan plan_transpose(const StridedLoop &L, int64_t xsize) {
     return p;
 }
 
+// Whether transpose_block streams its whole aligned rows of 4-byte elements
+// when asked: only AVX-512's 16 x 16 tiles write whole cache lines.
+#if ANYDNN_ISA_avx512
+constexpr bool kTransposeStreams = true;
+#else
+constexpr bool kTransposeStreams = false;
+#endif
+
 // rows x cols elements of `size` bytes: y[r * ldy + c] = x[c * ldx + r].
 inline void transpose_elements(int64_t size, const void *x, int64_t ldx, void *y, int64_t ldy, int64_t rows,
-                               int64_t cols) {
+                               int64_t cols, bool stream = false) {
     switch (size) {
-    case 1: return transpose_block<uint8_t>(x, ldx, y, ldy, rows, cols);
-    case 2: return transpose_block<Bits16>(x, ldx, y, ldy, rows, cols);
-    case 4: return transpose_block<Bits32>(x, ldx, y, ldy, rows, cols);
-    default: return transpose_block<Bits64>(x, ldx, y, ldy, rows, cols);
+    case 1: return transpose_block<uint8_t>(x, ldx, y, ldy, rows, cols, stream);
+    case 2: return transpose_block<Bits16>(x, ldx, y, ldy, rows, cols, stream);
+    case 4: return transpose_block<Bits32>(x, ldx, y, ldy, rows, cols, stream);
+    default: return transpose_block<Bits64>(x, ldx, y, ldy, rows, cols, stream);
     }
 }
 
 // Moves the items [begin, end) of p. direct (x and y of one type, a plain
-// copy): each block is transposed straight into y. Otherwise it goes to
-// the buffer, and emit(xrun, yrun, n) is called for its y runs: xrun holds
-// n elements of x's type, contiguous, for the n contiguous elements of y at
-// yrun (byte pointers); a block whose rows follow each other in y is one run.
+// copy): each block is transposed straight into y, with streaming stores
+// when stream (kTransposeStreams). Otherwise it goes to the buffer, and
+// emit(xrun, yrun, n) is called for its y runs: xrun holds n elements of
+// x's type, contiguous, for the n contiguous elements of y at yrun (byte
+// pointers); a block whose rows follow each other in y is one run.
 template <class Emit>
 void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64_t xsize, int64_t ysize,
-                             const void *x, void *y, int64_t begin, int64_t end, bool direct, Emit &&emit) {
+                             const void *x, void *y, int64_t begin, int64_t end, bool direct, bool stream,
+                             Emit &&emit) {
     alignas(64) unsigned char buf[kTransposeBytes];
     struct Block {
         int64_t nr, w, xo, yo;  // rows, columns, offsets of x and y (elements)
@@ -231,7 +250,7 @@ void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64
                     __builtin_prefetch(reinterpret_cast<const char *>(xn + uintptr_t((c * p.ldx) * xsize + b)), 0, 2);
         }
         if (direct) {
-            transpose_elements(xsize, xb, p.ldx, yb, p.ldy, nr, w);
+            transpose_elements(xsize, xb, p.ldx, yb, p.ldy, nr, w, stream);
             continue;
         }
         transpose_elements(xsize, xb, p.ldx, buf, w, nr, w);
