@@ -10,8 +10,8 @@
 // Tolerance as the forward suite's: each sum of L products of values in
 // [-1, 1] may be off by 2 L eps of the compute type, where L is the length
 // of the sum (backward data: K/groups * taps; backward filter: N * output
-// pixels), plus the output's storage rounding; backward data's
-// WINOGRAD_NONFUSED by kWinogradBound L eps (its measured error bound).
+// pixels), plus the output's storage rounding; WINOGRAD_NONFUSED by
+// kWinogradBound L eps (its measured error bound).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -105,7 +105,8 @@ public:
             got.push_back(out.at_offset(off));
         }
         const double len = static_cast<double>(data ? data_len_ : filter_len_);
-        const bool winograd = data && algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+        const bool winograd = data ? algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
+                                   : algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
         const double abs_tol = (winograd ? kWinogradBound : 2) * len * compute_eps(c_.dt) + 1e-6;
         const double rel_tol = 2 * storage_tol(c_.dt) + (c_.dt == ANYDNN_DATA_DOUBLE ? 1e-12 : 1e-5);
         expect_close(got, want, rel_tol, abs_tol, data ? "dx" : "dw");
@@ -283,5 +284,104 @@ TEST_P(ConvBwdEdge, FilterOverSeveralImageChunks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdEdge, ::testing::ValuesIn(isa_levels()));
+
+// ---- Backward filter WINOGRAD_NONFUSED ------------------------------------------------
+
+// (The list and edge shapes above run it wherever it applies: the 3x3 stride-1 ones.)
+class ConvBwdFilterWinograd : public ::testing::TestWithParam<std::string> {};
+
+constexpr int kFilterWinograd = ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+
+// Partial tiles (outputs of 1 to 13 pixels a side, padding 0-2), groups,
+// channels past one 64-lane step, several blocks of tiles (mb8 30x30: 512
+// tiles, blocks of 256), on 1 and 2 threads; f64, f16 and bf16 on some.
+TEST_P(ConvBwdFilterWinograd, OddSizesGroupsBlocksAndThreads) {
+    std::vector<std::pair<std::string, int>> shapes;
+    int i = 0;
+    for (int hw : {1, 2, 5, 7, 13})
+        for (int pad : {0, 1, 2}) {
+            if (hw + 2 * pad < 3) continue;
+            const int w2 = (i++ % 2 == 0) ? hw : (hw == 13 ? 6 : hw + 4);
+            shapes.push_back({"ic5ih" + std::to_string(hw) + "iw" + std::to_string(w2) + "oc7kh3ph" +
+                                  std::to_string(pad) + "pw" + std::to_string(pad),
+                              1 + i % 2});
+        }
+    shapes.push_back({"g2ic8ih9iw11oc6kh3ph1", 2});
+    shapes.push_back({"g3ic12ih6oc9kh3ph0", 1});
+    shapes.push_back({"ic70ih10oc66kh3ph1", 3});
+    shapes.push_back({"ic24ih30oc40kh3ph1", 8});
+    for (int threads : {1, 2}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        int k = 0;
+        for (const auto &[text, mb] : shapes) {
+            const anydnnDataType_t types[] = {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE, ANYDNN_DATA_HALF,
+                                              ANYDNN_DATA_BFLOAT16};
+            ConvCase c = make_case(text, mb, k % 2 == 0 ? Layout::nchw : Layout::nhwc, types[k % 4]);
+            c.flip = k % 3 == 2;
+            BwdChecker checker(c);
+            for (bool beta_half : {false, true})
+                EXPECT_TRUE(checker.check(h, Dir::filter, kFilterWinograd, beta_half)) << c.to_string();
+            if (HasFailure()) return;
+            ++k;
+        }
+    }
+}
+
+// The error against the fp64 sums relative to sum |dy||x|, on the 3x3
+// stride-1 layers of ResNet-50 and VGG-16 (sampled filter elements): the
+// bound kWinogradBound (docs/ARCHITECTURE.md, "WINOGRAD_NONFUSED").
+TEST_P(ConvBwdFilterWinograd, ErrorBound) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    double worst = 0;
+    const char *shapes[] = {"ic64ih56oc64kh3ph1", "ic128ih28oc128kh3ph1", "ic256ih14oc256kh3ph1", "ic512ih7oc512kh3ph1",
+                            "ic3ih32oc64kh3ph1", "ic64ih13iw7oc32kh3ph0"};
+    for (const char *text : shapes) {
+        if (kSanitized && std::string(text).find("ic512") != std::string::npos) continue;
+        for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+            const ConvCase c = make_case(text, 2, layout);
+            ConvSetup s(c);
+            std::unique_ptr<Tensor> dy = s.like_y(), dw = s.like_w();
+            dy->fill_random();
+            size_t ws_bytes = 0;
+            const auto algo = static_cast<anydnnConvolutionBwdFilterAlgo_t>(kFilterWinograd);
+            ASSERT_OK(anydnnGetConvolutionBackwardFilterWorkspaceSize(h, s.x->desc(), dy->desc(), s.conv, s.filter,
+                                                                      algo, &ws_bytes));
+            std::vector<unsigned char> ws(ws_bytes);
+            const Scalar one(1), zero(0);
+            ASSERT_OK(anydnnConvolutionBackwardFilter(h, one.ptr(c.dt), s.x->desc(), s.x->data(), dy->desc(),
+                                                      dy->data(), s.conv, algo, ws.data(), ws_bytes, zero.ptr(c.dt),
+                                                      s.filter, dw->data()));
+            // The fp64 sum and sum |dy||x| of sampled filter elements (one group, NCHW/KCRS logical order).
+            const std::vector<double> x = s.x->values(), g = dy->values();
+            const int64_t N = s.x_dims[0], C = s.x_dims[1], H = s.x_dims[2], W = s.x_dims[3];
+            const int64_t K = s.y_dims[1], OH = s.y_dims[2], OW = s.y_dims[3];
+            const int64_t pad = c.shape.p[1];
+            for (int64_t lin : sample_elements(K * C * 9, 256)) {
+                const int64_t q = lin % 3, r = lin / 3 % 3, ci = lin / 9 % C, k = lin / (9 * C);
+                double sum = 0, mag = 0;
+                for (int64_t n = 0; n < N; ++n)
+                    for (int64_t oh = 0; oh < OH; ++oh)
+                        for (int64_t ow = 0; ow < OW; ++ow) {
+                            const int64_t ih = oh + r - pad, iw = ow + q - pad;
+                            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                            const double p = x[((n * C + ci) * H + ih) * W + iw] * g[((n * K + k) * OH + oh) * OW + ow];
+                            sum += p;
+                            mag += std::fabs(p);
+                        }
+                const double got = dw->at_offset(offset_of(*dw, lin));
+                if (mag > 0) worst = std::max(worst, std::fabs(got - sum) / mag);
+            }
+        }
+    }
+    const double eps = compute_eps(ANYDNN_DATA_FLOAT);
+    std::printf("backward filter WINOGRAD_NONFUSED f32 (%s): max |dw - dw64| / sum |dy||x| = %.3g = %.1f eps "
+                "(bound %.0f eps)\n",
+                GetParam().c_str(), worst, worst / eps, kWinogradBound);
+    EXPECT_LE(worst, kWinogradBound * eps);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdFilterWinograd, ::testing::ValuesIn(isa_levels()));
 
 }  // namespace

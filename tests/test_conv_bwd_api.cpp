@@ -93,6 +93,18 @@ TEST_P(ConvBwdGradient, FiniteDifferencesMatchEveryDirection) {
                 EXPECT_NEAR(dot(*dx, *v), fd_x, 1e-8 * (1 + std::fabs(fd_x)));
                 EXPECT_NEAR(dot(*dw, *u), fd_w, 1e-8 * (1 + std::fabs(fd_w)));
             }
+            // Backward filter's WINOGRAD_NONFUSED where it applies (3x3, stride 1).
+            const auto wino = ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+            size_t bytes = 0;
+            if (anydnnGetConvolutionBackwardFilterWorkspaceSize(h, s.x->desc(), dy->desc(), s.conv, s.filter, wino,
+                                                                &bytes) == ANYDNN_STATUS_SUCCESS) {
+                std::unique_ptr<Tensor> dw = s.like_w();
+                std::vector<unsigned char> ws(bytes);
+                ASSERT_OK(anydnnConvolutionBackwardFilter(h, one.ptr(dt), s.x->desc(), s.x->data(), dy->desc(),
+                                                          dy->data(), s.conv, wino, ws.data(), bytes, zero.ptr(dt),
+                                                          s.filter, dw->data()));
+                EXPECT_NEAR(dot(*dw, *u), fd_w, 1e-8 * (1 + std::fabs(fd_w))) << "WINOGRAD_NONFUSED";
+            }
             std::unique_ptr<Tensor> db = s.bias();
             ASSERT_OK(anydnnConvolutionBackwardBias(h, one.ptr(dt), dy->desc(), dy->data(), zero.ptr(dt), db->desc(),
                                                     db->data()));
@@ -103,15 +115,17 @@ TEST_P(ConvBwdGradient, FiniteDifferencesMatchEveryDirection) {
 
 INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdGradient, ::testing::ValuesIn(isa_levels()));
 
-// The GEMM algorithms give the same bits run after run and for 1, 2 or 3 threads.
+// The GEMM algorithms and backward filter's WINOGRAD_NONFUSED (here over
+// two blocks of 256 tiles) give the same bits run after run and for 1, 2
+// or 3 threads.
 TEST(ConvBwdDeterminism, SameBitsForAnyThreadCount) {
     const std::string isa = isa_levels().back();
     for (Layout layout : {Layout::nchw, Layout::nhwc}) {
-        ConvCase c = make_case("ic24ih15oc40kh3ph1", 4, layout);
+        ConvCase c = make_case("ic24ih30oc40kh3ph1", 8, layout);
         ConvSetup s(c);
         std::unique_ptr<Tensor> dy = s.like_y();
         dy->fill_random();
-        std::vector<std::vector<double>> dxs, dws;
+        std::vector<std::vector<double>> dxs, dws, wdws;
         for (int threads : {1, 2, 3, 2}) {
             Handle h(isa, threads);
             SKIP_IF_UNAVAILABLE(h);
@@ -132,10 +146,19 @@ TEST(ConvBwdDeterminism, SameBitsForAnyThreadCount) {
                                                       ws.data(), bytes, zero.ptr(c.dt), s.filter, dw->data()));
             dxs.push_back(dx->values());
             dws.push_back(dw->values());
+            const auto wino = ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+            ASSERT_OK(anydnnGetConvolutionBackwardFilterWorkspaceSize(h, s.x->desc(), dy->desc(), s.conv, s.filter,
+                                                                      wino, &bytes));
+            ws.assign(bytes, 0);
+            ASSERT_OK(anydnnConvolutionBackwardFilter(h, one.ptr(c.dt), s.x->desc(), s.x->data(), dy->desc(),
+                                                      dy->data(), s.conv, wino, ws.data(), bytes, zero.ptr(c.dt),
+                                                      s.filter, dw->data()));
+            wdws.push_back(dw->values());
         }
         for (size_t i = 1; i < dxs.size(); ++i) {
             EXPECT_EQ(dxs[i], dxs[0]) << "backward data, run " << i;
             EXPECT_EQ(dws[i], dws[0]) << "backward filter, run " << i;
+            EXPECT_EQ(wdws[i], wdws[0]) << "backward filter WINOGRAD_NONFUSED, run " << i;
         }
     }
 }

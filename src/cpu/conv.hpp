@@ -204,6 +204,35 @@ struct ConvBwdFilterKernels {
 ANYDNN_DECLARE_ISA_TABLE(ConvBwdDataKernels, conv_bwd_data)
 ANYDNN_DECLARE_ISA_TABLE(ConvBwdFilterKernels, conv_bwd_filter)
 
+// How BWD_FILTER_ALGO_WINOGRAD_NONFUSED runs one problem: F(4x4, 3x3) on the
+// forward's tiles (ConvWinogradPlan). Y = A^T [(G g G^T) .* (B^T d B)] A is
+// linear in g, so dW = G^T [sum over tiles (A dY A^T) .* (B^T d B)] G. Per
+// block of `block` tiles and per group: the input transform V = B^T d B (36
+// matrices of tiles x icg), the output-gradient transform E = A dY A^T (36
+// of tiles x ocg; dY zero past the output's edge) and 36 GEMMs S += E^T V
+// (ocg x icg each, summed over the blocks in block order); after the last
+// block, dW = alpha G^T S G + beta dW. The blocks depend on the problem
+// alone: their order is the order of the sum, so the bits do not depend on
+// the thread count (the threads share each block's tiles in the transforms
+// and its points in the GEMMs).
+struct ConvWinogradFilterPlan {
+    int64_t tiles_h = 0, tiles_w = 0;  // per image
+    int64_t tiles = 0;                 // n * tiles_h * tiles_w
+    int64_t block = 0;                 // tiles per block
+    int64_t blocks = 0;
+    // Elements between the points' V (block x icg), E (block x ocg) and S (ocg x icg).
+    int64_t v_stride = 0, e_stride = 0, s_stride = 0;
+    int workers = 1;
+    std::size_t gemm_ws_bytes = 0;  // per worker
+    std::size_t workspace_bytes = 0;
+};
+
+struct ConvWinogradFilterKernels {
+    void (*run)(const ExecContext &, const ops::ConvBackwardProblem &, const ConvWinogradFilterPlan &,
+                const ConvBwdFilterOperands &, void *workspace);
+};
+ANYDNN_DECLARE_ISA_TABLE(ConvWinogradFilterKernels, conv_winograd_bwd_filter)
+
 // Whether the depthwise kernel copies each image of x channels-last first:
 // x's channels are strided and its output rows too short (or strided) for
 // the width-innermost loops to pay.

@@ -190,6 +190,46 @@ Status plan_data_winograd(const Handle &h, const ops::ConvBackwardProblem &p, op
     return plan_winograd(h, *f, pl);
 }
 
+// Tiles per block of backward filter's Winograd: their V and E (36 (icg +
+// ocg) values per tile) in about 4 MiB, and at least 64 tiles and 2 icg ocg
+// / (icg + ocg) (the GEMMs read and write the sums S, 36 icg ocg values,
+// once per block: at least half as much traffic as V and E bring).
+constexpr std::size_t kFilterWinogradBlockBytes = std::size_t{4} << 20;
+
+// BWD_FILTER_ALGO_WINOGRAD_NONFUSED's plan (ConvWinogradFilterPlan).
+Status plan_filter_winograd(const Handle &h, const ops::ConvBackwardProblem &p, ConvWinogradFilterPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    ANYDNN_TRY(winograd_takes(g));
+    ConvWinogradFilterPlan &pl = *out;
+    pl = ConvWinogradFilterPlan{};
+    const std::size_t esize = dtype_size(g.compute);
+    pl.tiles_h = (g.out[1] + 3) / 4;
+    pl.tiles_w = (g.out[2] + 3) / 4;
+    pl.tiles = g.n * pl.tiles_h * pl.tiles_w;
+    // The blocks depend on the problem alone (not on the threads): their
+    // order is the order of the sum.
+    const int64_t per_tile = kWinogradPoints * (g.icg + g.ocg) * static_cast<int64_t>(esize);
+    const int64_t max_block = std::max<int64_t>({64, static_cast<int64_t>(kFilterWinogradBlockBytes) / per_tile,
+                                                 2 * g.icg * g.ocg / (g.icg + g.ocg)});
+    pl.blocks = (pl.tiles + max_block - 1) / max_block;
+    pl.block = (pl.tiles + pl.blocks - 1) / pl.blocks;
+    pl.block = (pl.block + 7) / 8 * 8;
+    pl.blocks = (pl.tiles + pl.block - 1) / pl.block;
+    const int threads = h.threads();
+    pl.workers = threads > 1 && g.flops() >= 1e6 ? std::min(threads, 64) : 1;
+    const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
+                                                         : gemm_kernels<float>(h.isa).workspace_size;
+    pl.gemm_ws_bytes = ws_size(ExecContext{1}, g.ocg, g.icg, pl.block);
+    pl.v_stride = winograd_point_stride(pl.block * g.icg, esize);
+    pl.e_stride = winograd_point_stride(pl.block * g.ocg, esize);
+    pl.s_stride = winograd_point_stride(g.ocg * g.icg, esize);
+    pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.s_stride) * esize) +
+                         round64(static_cast<std::size_t>(kWinogradPoints * pl.v_stride) * esize) +
+                         round64(static_cast<std::size_t>(kWinogradPoints * pl.e_stride) * esize) +
+                         static_cast<std::size_t>(pl.workers) * round64(pl.gemm_ws_bytes);
+    return kSuccess;
+}
+
 const char *algo_name(anydnnConvolutionBwdDataAlgo_t algo) {
     switch (algo) {
     case ANYDNN_CONVOLUTION_BWD_DATA_ALGO_0: return "ALGO_0";
@@ -216,8 +256,8 @@ const char *algo_name(anydnnConvolutionBwdFilterAlgo_t algo) {
 }
 
 // ALGO_0 takes every problem without workspace, ALGO_1 what the planes
-// take, backward data's WINOGRAD_NONFUSED the 3x3 stride-1 ones
-// (plan_data_winograd); the rest is not implemented.
+// take, WINOGRAD_NONFUSED the 3x3 stride-1 ones (plan_data_winograd,
+// plan_filter_winograd); the rest is not implemented.
 template <class Algo>
 Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, Algo algo,
                           std::size_t *bytes) {
@@ -236,6 +276,12 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
         *bytes = pl.workspace_bytes;
         return kSuccess;
     }
+    if (dir == Direction::filter && static_cast<int>(algo) == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED) {
+        ConvWinogradFilterPlan pl;
+        ANYDNN_TRY(plan_filter_winograd(h, p, &pl));
+        *bytes = pl.workspace_bytes;
+        return kSuccess;
+    }
     if (static_cast<int>(algo) == 1) {
         GemmPlan gp;
         ANYDNN_TRY(plan_gemm(h, p, dir, &gp));
@@ -244,6 +290,27 @@ Status backward_workspace(const Handle &h, const ops::ConvBackwardProblem &p, Di
     }
     return fail(ANYDNN_STATUS_NOT_SUPPORTED, "backward %s %s is not implemented on the CPU backend",
                 dir == Direction::data ? "data" : "filter", name);
+}
+
+// BWD_FILTER_ALGO_WINOGRAD_NONFUSED's model, in the units of
+// backward_cost: the 36 GEMMs per group (36 icg ocg MACs per tile, the
+// tiles' outputs past the edge included, at the GEMM's speed) and a pass
+// over the sums S (36 icg ocg values) per block, plus the final transform,
+// together worth about 23 tiles of MACs with one block (fitted on ResNet-50
+// res5 at mb1, 2 threads: 4 tiles per image, 2.7 ms against ALGO_1's 1.2;
+// at mb16, 64 tiles, 8.9 against 17.3), plus the transforms as the
+// forward's model has them. Channel counts below 16 make GEMMs of a few
+// rows or columns that the direct loops beat (depthwise: one channel).
+double winograd_filter_cost(const ops::ConvGeometry &g, const ConvWinogradFilterPlan &pl) {
+    if (std::min(g.icg, g.ocg) < 16) return g.flops() * 64;
+    constexpr double kSumsPassTiles = 12, kFinalTiles = 11;
+    const double icg = static_cast<double>(g.icg), ocg = static_cast<double>(g.ocg);
+    const double groups = static_cast<double>(g.groups), tiles = static_cast<double>(pl.tiles);
+    const double eff = std::min(1.0, std::min(icg, ocg) / 64.0);
+    const double gemm = 2.0 * groups * 36 * icg * ocg *
+                        (tiles + kSumsPassTiles * static_cast<double>(pl.blocks) + kFinalTiles) / eff;
+    const double transforms = 4.0 * groups * tiles * 36 * (icg + ocg) * 2;
+    return gemm + transforms;
 }
 
 // The model, in the forward's units: the GEMM at 1 when its short side is
@@ -255,6 +322,10 @@ double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     if (dir == Direction::data && algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) {
         const std::optional<ops::ConvForwardProblem> f = data_as_forward(p);
         return f ? winograd_cost(f->geo) : flops * 20;
+    }
+    if (dir == Direction::filter && algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED) {
+        ConvWinogradFilterPlan pl;
+        return plan_filter_winograd(h, p, &pl) == kSuccess ? winograd_filter_cost(g, pl) : flops * 20;
     }
     if (algo != 1) return flops * 20;
     if (g.icg == 1 && g.groups > 1) return flops * 64;
@@ -310,6 +381,10 @@ void execute_conv_bwd_filter(const Handle &h, const ops::ConvBackwardProblem &p,
         ConvBwdFilterOperands ro = o;
         ro.x = conv_unfolded_x(ctx, gp.unfold, o.x, workspace);
         k.gemm(ctx, gp.run, gp.bp, ro, static_cast<char *>(workspace) + conv_unfold_workspace(gp.unfold));
+    } else if (algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED) {
+        ConvWinogradFilterPlan pl;
+        plan_filter_winograd(h, p, &pl);
+        conv_winograd_bwd_filter_kernels(h.isa).run(ctx, p, pl, o, workspace);
     } else {
         k.direct(ctx, p, o);
     }

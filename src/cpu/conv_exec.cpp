@@ -227,9 +227,8 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
 
 }  // namespace
 
-// WINOGRAD_NONFUSED: F(4x4, 3x3) for 2-D 3x3 filters, stride and dilation 1.
-Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out) {
-    const ops::ConvGeometry &g = p.geo;
+// F(4x4, 3x3) takes 2-D 3x3 filters, stride and dilation 1.
+Status winograd_takes(const ops::ConvGeometry &g) {
     if (g.in[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3)
         return fail(ANYDNN_STATUS_NOT_SUPPORTED,
                     "WINOGRAD_NONFUSED takes 2-D 3x3 filters (F(4x4, 3x3)); this filter is %lldx%lldx%lld",
@@ -240,6 +239,22 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     if (g.dil[1] != 1 || g.dil[2] != 1)
         return fail(ANYDNN_STATUS_NOT_SUPPORTED, "WINOGRAD_NONFUSED takes dilation 1 only; this one is %lldx%lld",
                     static_cast<long long>(g.dil[1]), static_cast<long long>(g.dil[2]));
+    return kSuccess;
+}
+
+// The 36 matrices of U, V and M are read and written side by side by the
+// transforms: strides of a multiple of 4 KiB (64 x 64 floats, 1 MiB at res5)
+// put all 36 streams in the same cache sets. Each stride is 64 bytes past a
+// multiple of 4 KiB instead.
+int64_t winograd_point_stride(int64_t elems, std::size_t esize) {
+    const std::size_t bytes = (static_cast<std::size_t>(elems) * esize + 4095) / 4096 * 4096 + 64;
+    return static_cast<int64_t>(bytes / esize);
+}
+
+// WINOGRAD_NONFUSED: F(4x4, 3x3) for 2-D 3x3 filters, stride and dilation 1.
+Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    ANYDNN_TRY(winograd_takes(g));
     ConvWinogradPlan &pl = *out;
     pl = ConvWinogradPlan{};
     const std::size_t esize = dtype_size(g.compute);
@@ -271,17 +286,9 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
                                                          : gemm_kernels<float>(h.isa).workspace_size;
     pl.gemm_ws_bytes = ws_size(ExecContext{1}, pl.block, g.ocg, g.icg);
-    // The 36 matrices of U, V and M are read and written side by side by
-    // the transforms: strides of a multiple of 4 KiB (64 x 64 floats, 1 MiB
-    // at res5) put all 36 streams in the same cache sets. Each stride is
-    // 64 bytes past a multiple of 4 KiB instead.
-    auto skewed = [&](int64_t elems) {
-        const std::size_t bytes = (static_cast<std::size_t>(elems) * esize + 4095) / 4096 * 4096 + 64;
-        return static_cast<int64_t>(bytes / esize);
-    };
-    pl.wpk_elems = skewed(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg));
-    pl.v_stride = skewed(pl.block * g.icg);
-    pl.m_stride = skewed(pl.block * g.ocg);
+    pl.wpk_elems = winograd_point_stride(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg), esize);
+    pl.v_stride = winograd_point_stride(pl.block * g.icg, esize);
+    pl.m_stride = winograd_point_stride(pl.block * g.ocg, esize);
     const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.v_stride) * esize) +
                            round64(static_cast<std::size_t>(kWinogradPoints * pl.m_stride) * esize);
     pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +

@@ -28,6 +28,14 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
 Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out);
 double winograd_cost(const ops::ConvGeometry &g);
 
+// NOT_SUPPORTED, with a message, unless F(4x4, 3x3) takes g: a 2-D 3x3
+// filter, stride and dilation 1.
+Status winograd_takes(const ops::ConvGeometry &g);
+
+// The stride, in values of esize bytes, between Winograd's 36 point
+// matrices of elems values each: 64 bytes past a multiple of 4 KiB.
+int64_t winograd_point_stride(int64_t elems, std::size_t esize);
+
 using ConvAlgoChoice = ConvAlgoChoiceOf<anydnnConvolutionFwdAlgoPerf_t>;
 
 // Every algorithm (ANYDNN_CONVOLUTION_FWD_ALGO_COUNT entries into out):

@@ -1,84 +1,15 @@
 // Forward convolution by Winograd F(4x4, 3x3), non-fused (WINOGRAD_NONFUSED),
-// compiled once per ISA level: the filter, input and output transforms as
-// plain loops over up to kLanes channels (vectorized along the channels) and
-// 36 GEMMs per block of tiles on the GEMM engine. ConvWinogradPlan
-// (src/cpu/conv.hpp) describes the tiling; docs/ARCHITECTURE.md
-// ("WINOGRAD_NONFUSED") the error bound.
-//
-// Points 0, -1, 1, -2, 2, inf (Lavin & Gray 2016):
-//   B^T = [4  0 -5  0 1 0]   G = [ 1/4     0    0 ]   A^T = [1 1  1 1  1 0]
-//         [0 -4 -4  1 1 0]       [-1/6  -1/6 -1/6 ]         [0 1 -1 2 -2 0]
-//         [0  4 -4 -1 1 0]       [-1/6   1/6 -1/6 ]         [0 1  1 4  4 0]
-//         [0 -2 -1  2 1 0]       [ 1/24 1/12  1/6 ]         [0 1 -1 8 -8 1]
-//         [0  2 -1 -2 1 0]       [ 1/24 -1/12 1/6 ]
-//         [0  4  0 -5 0 1]       [ 0      0    1  ]
-// Y = A^T [(G g G^T) .* (B^T d B)] A is the 4x4 cross-correlation of the 6x6
-// input window d with the 3x3 filter g.
+// compiled once per ISA level: the filter and output transforms (the input
+// transform and the matrices are util/winograd.hpp's) as plain loops over up
+// to kLanes channels (vectorized along the channels) and 36 GEMMs per block
+// of tiles on the GEMM engine. ConvWinogradPlan (src/cpu/conv.hpp) describes
+// the tiling; docs/ARCHITECTURE.md ("WINOGRAD_NONFUSED") the error bound.
 #include <omp.h>
 
-#include "cpu/conv.hpp"
-#include "cpu/gemm.hpp"
-#include "cpu/kernels/util/conv_common.hpp"
+#include "cpu/kernels/util/winograd.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
-
-constexpr int64_t kLanes = 64;  // channels per transform step
-constexpr int kP = kWinogradPoints;
-
-// out[i * os + j] = (B^T d)_i for the 6 rows d[i * ds + j], j < n.
-template <class C>
-ANYDNN_ALWAYS_INLINE void wino_bt(const C *d, int64_t ds, C *out, int64_t os, int64_t n) {
-    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
-#pragma GCC ivdep
-    for (int64_t j = 0; j < n; ++j) {
-        const C d0 = d[j], d1 = d[ds + j], d2 = d[2 * ds + j], d3 = d[3 * ds + j], d4 = d[4 * ds + j],
-                d5 = d[5 * ds + j];
-        const C s12 = d1 + d2, s34 = d3 + d4, a42 = d4 - d2;
-        out[j] = C(4) * d0 - C(5) * d2 + d4;
-        out[os + j] = s34 - C(4) * s12;
-        out[2 * os + j] = C(4) * (d1 - d2) + (d4 - d3);
-        out[3 * os + j] = C(2) * (d3 - d1) + a42;
-        out[4 * os + j] = C(2) * (d1 - d3) + a42;
-        out[5 * os + j] = C(4) * d1 - C(5) * d3 + d5;
-    }
-}
-
-// out[i * os + j] = (A^T m)_i, i < 4, for the 6 rows m[i * ms + j].
-template <class C>
-ANYDNN_ALWAYS_INLINE void wino_at(const C *m, int64_t ms, C *out, int64_t os, int64_t n) {
-    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
-#pragma GCC ivdep
-    for (int64_t j = 0; j < n; ++j) {
-        const C m0 = m[j], m1 = m[ms + j], m2 = m[2 * ms + j], m3 = m[3 * ms + j], m4 = m[4 * ms + j],
-                m5 = m[5 * ms + j];
-        const C p12 = m1 + m2, d12 = m1 - m2, p34 = m3 + m4, d34 = m3 - m4;
-        out[j] = m0 + p12 + p34;
-        out[os + j] = d12 + C(2) * d34;
-        out[2 * os + j] = p12 + C(4) * p34;
-        out[3 * os + j] = d12 + C(8) * d34 + m5;
-    }
-}
-
-// out[i * os + j] = (G g)_i, i < 6, for the 3 rows g[i * gs + j].
-template <class C>
-ANYDNN_ALWAYS_INLINE void wino_g(const C *g, int64_t gs, C *out, int64_t os, int64_t n) {
-    // Products with the rounded reciprocals (a division per value cost more
-    // than the rest of the filter transform).
-    const C q = C(0.25), s6 = C(1) / C(6), s12 = C(1) / C(12), s24 = C(1) / C(24);
-    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
-#pragma GCC ivdep
-    for (int64_t j = 0; j < n; ++j) {
-        const C g0 = g[j], g1 = g[gs + j], g2 = g[2 * gs + j];
-        const C s02 = g0 + g2, e = g0 * s24 + g2 * s6, o = g1 * s12;
-        out[j] = g0 * q;
-        out[os + j] = -(s02 + g1) * s6;
-        out[2 * os + j] = (g1 - s02) * s6;
-        out[3 * os + j] = e + o;
-        out[4 * os + j] = e - o;
-        out[5 * os + j] = g2;
-    }
-}
 
 // The filter transform, written straight into the GEMM engine's packed
 // layout of op(B) = U_point (icg x ocg; GemmKernels::pack_b, documented in
@@ -119,45 +50,6 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
         // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
         for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kMaxNr, 3 * cbn, t + s * kMaxNr, 3 * kMaxNr, nr);
         for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kMaxNr, kMaxNr, dst + i * 6 * wpk_elems, wpk_elems, nr);
-    }
-}
-
-// The input transform of tiles [t_begin, t_end) of the block starting at
-// tile q0: v[point][tile - q0][ic] (ld icg, point stride vps) for group grp.
-template <class T, class C>
-void input_transform(const ops::ConvGeometry &g, const ConvWinogradPlan &pl, const T *x, int64_t grp, int64_t q0,
-                     int64_t t_begin, int64_t t_end, C *v, int64_t vps) {
-    const int64_t icg = g.icg, per_image = pl.tiles_h * pl.tiles_w;
-    const int64_t *xs = g.xs;
-    C d[36 * kLanes], t[36 * kLanes];
-    for (int64_t q = t_begin; q < t_end; ++q) {
-        const int64_t img = q / per_image, r = q % per_image, th = r / pl.tiles_w, tw = r % pl.tiles_w;
-        const int64_t ih0 = th * 4 - g.pad[1], iw0 = tw * 4 - g.pad[2];
-        const T *ximg = x + img * xs[0] + grp * icg * xs[1];
-        for (int64_t c0 = 0; c0 < icg; c0 += kLanes) {
-            const int64_t n = imin_(kLanes, icg - c0);
-            for (int64_t i = 0; i < 6; ++i) {
-                const int64_t ih = ih0 + i;
-                const bool row_in = ih >= 0 && ih < g.in[1];
-                for (int64_t j = 0; j < 6; ++j) {
-                    const int64_t iw = iw0 + j;
-                    C *dp = d + (i * 6 + j) * kLanes;
-                    if (!row_in || iw < 0 || iw >= g.in[2]) {
-                        for (int64_t c = 0; c < n; ++c) dp[c] = C(0);
-                        continue;
-                    }
-                    const T *s = ximg + ih * xs[3] + iw * xs[4] + c0 * xs[1];
-                    if (xs[1] == 1)
-                        for (int64_t c = 0; c < n; ++c) dp[c] = load<C>(s + c);
-                    else
-                        for (int64_t c = 0; c < n; ++c) dp[c] = load<C>(s + c * xs[1]);
-                }
-            }
-            // Along i (columns j side by side), then along j into v.
-            for (int64_t j = 0; j < 6; ++j) wino_bt(d + j * kLanes, 6 * kLanes, t + j * kLanes, 6 * kLanes, n);
-            C *vt = v + (q - q0) * icg + c0;
-            for (int64_t i = 0; i < 6; ++i) wino_bt(t + i * 6 * kLanes, kLanes, vt + i * 6 * vps, vps, n);
-        }
     }
 }
 
@@ -263,7 +155,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
             for (int64_t blk = b; blk < e; ++blk) {
                 const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
                 for (int64_t grp = 0; grp < g.groups; ++grp) {
-                    input_transform(g, pl, x, grp, q0, q0, q0 + nt, vs[t], vps);
+                    input_transform(g, pl.tiles_h, pl.tiles_w, x, grp, q0, q0, q0 + nt, vs[t], vps);
                     for (int xi = 0; xi < kP; ++xi) gemm(grp, xi, nt, vs[t], ms[t], gws[t]);
                     output_transform(p, pl, epi, grp, q0, q0, q0 + nt, ms[t], mps);
                 }
@@ -273,7 +165,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
                 const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
                 for (int64_t grp = 0; grp < g.groups; ++grp) {
                     share(nt, &b, &e);
-                    input_transform(g, pl, x, grp, q0, q0 + b, q0 + e, vs[0], vps);
+                    input_transform(g, pl.tiles_h, pl.tiles_w, x, grp, q0, q0 + b, q0 + e, vs[0], vps);
 #pragma omp barrier
                     share(kP, &b, &e);
                     for (int64_t xi = b; xi < e; ++xi) gemm(grp, static_cast<int>(xi), nt, vs[0], ms[0], gws[t]);

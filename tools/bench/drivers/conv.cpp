@@ -17,8 +17,8 @@ namespace anydnn_bench {
 const char kConvUsage[] =
     "    --dir=FWD_D|FWD_B (with bias)|BWD_D (data)|BWD_W (weights)|BWD_B (bias alone)\n"
     "    --fused (forward: bias + relu in one call) --dt=f32|f64|f16|bf16 --tag=nchw|nhwc\n"
-    "    (filter KCRS|KRSC) --alg=auto|implicit|precomp|direct|winograd (forward), auto|algo0|algo1\n"
-    "    (BWD_D, BWD_W; BWD_D: winograd too), auto (BWD_B) --mb=N (0: the problem's); problem: benchdnn's, e.g.\n"
+    "    (filter KCRS|KRSC) --alg=auto|implicit|precomp|direct|winograd (forward), auto|algo0|algo1|winograd\n"
+    "    (BWD_D, BWD_W), auto (BWD_B) --mb=N (0: the problem's); problem: benchdnn's, e.g.\n"
     "    mb1ic64ih56oc64oh56kh3ph1n\"res2_branch2b\"\n";
 
 namespace {
@@ -37,7 +37,7 @@ const std::initializer_list<std::pair<const char *, Alg>> kAlgs = {
     {"auto", Alg::automatic}, {"implicit", Alg::implicit}, {"precomp", Alg::precomp},
     {"direct", Alg::direct},  {"winograd", Alg::winograd}, {"algo0", Alg::algo0},   {"algo1", Alg::algo1}};
 
-// winograd is both: forward and BWD_D (WINOGRAD_NONFUSED).
+// winograd is forward, BWD_D and BWD_W (WINOGRAD_NONFUSED).
 bool forward_alg(Alg a) { return a == Alg::implicit || a == Alg::precomp || a == Alg::direct; }
 bool backward_alg(Alg a) { return a == Alg::algo0 || a == Alg::algo1; }
 
@@ -52,11 +52,8 @@ void check_options(const ConvProblem &p, const std::string &where) {
     if (p.dir == Dir::bwd_b && p.alg != Alg::automatic)
         throw ParseError(where + alg + ": " + dir + " has no algorithm to choose; it takes auto");
     if (p.backward() && forward_alg(p.alg)) {
-        const std::string takes = p.dir == Dir::bwd_d ? "auto|algo0|algo1|winograd" : "auto|algo0|algo1";
-        throw ParseError(where + alg + " is a forward algorithm; " + dir + " takes " + takes);
+        throw ParseError(where + alg + " is a forward algorithm; " + dir + " takes auto|algo0|algo1|winograd");
     }
-    if (p.alg == Alg::winograd && p.backward() && p.dir != Dir::bwd_d)
-        throw ParseError(where + alg + " is forward and BWD_D only; " + dir + " takes auto|algo0|algo1");
 }
 
 std::vector<int> ints(const Dims &d) { return std::vector<int>(d.begin(), d.end()); }
@@ -250,6 +247,7 @@ private:
     anydnnConvolutionBwdFilterAlgo_t choose_algo() const {
         if (p_.alg == Alg::algo0) return ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_0;
         if (p_.alg == Alg::algo1) return ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+        if (p_.alg == Alg::winograd) return ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
         anydnnConvolutionBwdFilterAlgoPerf_t perf[ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
         int count = 0;
         check(anydnnGetConvolutionBackwardFilterAlgorithm_v7(h_, xd_, yd_, cd_, wd_,
