@@ -100,6 +100,9 @@ Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
 // image, one batch-reduce GEMM per tap with the images as its batch.
 // Both read dy on the planes' pixel grid (pixel i = (od * L1 + oh) * L2 +
 // ow), zero at junk pixels and around: the "dy grid".
+// The most columns (C * taps) backward filter's im2col path takes.
+constexpr int64_t kConvIm2colMaxCols = 512;
+
 struct ConvBackwardPlan {
     ConvPrecompPlan planes;   // dx's (data) or x's (filter) planes, the filter reorder
     bool dy_direct = false;   // the dy grid is dy itself (no junk, no margin, matching layout and type)
@@ -123,6 +126,16 @@ struct ConvBackwardPlan {
     // part order.
     int64_t k_parts = 1;
     int64_t partial_elems = 0;
+    // Filter, first layers (few input channels, plan_filter_im2col): x
+    // gathered per output pixel into all C * taps columns (im2col), straight
+    // into the GEMM engine's packed B, for chunks of up to kc pixels of one
+    // image (im2col_chunk pixels each, the last of an image shorter), and one
+    // GEMM dW (K x C taps) += dy^T x' per chunk: dy read in place, and every
+    // tap in one tile where the GEMM per filter row had C * k[2] columns
+    // (ResNet-50's conv1: 21 of a 48-column tile, dy packed 7 times). The
+    // chunks in k_parts fixed ranges, each summed into its partial and those
+    // added in part order. im2col_cols == 0: not this path.
+    int64_t im2col_cols = 0, im2col_chunk = 0, im2col_chunks = 0;  // chunks per image
     bool outer_parallel = false; // workers take whole images (data) or whole taps or parts (filter)
     // Data: the filter packed once per call (B channels last, A channels
     // first) when more than one image uses it, elements per group (else 0);

@@ -123,6 +123,43 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     return kSuccess;
 }
 
+// Backward filter's im2col path (ConvBackwardPlan::im2col_cols) takes one
+// group of C * k[2] <= kIm2colRowCols columns per filter row and C * taps <=
+// kConvIm2colMaxCols in all, in the compute type, dy's pixels packed in each
+// image with its channels contiguous (NHWC) or its pixels (NCHW).
+constexpr int64_t kIm2colRowCols = 32;
+
+bool plan_filter_im2col(const Handle &h, const ops::ConvBackwardProblem &p, ConvBackwardPlan *out) {
+    const ops::ConvGeometry &g = p.geo;
+    const int64_t cols = g.icg * g.taps();
+    if (g.groups != 1 || g.dt != g.compute || g.icg * g.k[2] > kIm2colRowCols || cols > kConvIm2colMaxCols) return false;
+    const bool nhwc = g.ys[1] == 1 && conv_packed_spatial(g.out, g.ys, g.ys[4]);
+    const bool nchw = g.ys[4] == 1 && conv_packed_spatial(g.out, g.ys, 1);
+    if (!nhwc && !nchw) return false;
+    ConvBackwardPlan &bp = *out;
+    bp = ConvBackwardPlan{};
+    const bool f64 = g.compute == ANYDNN_DATA_DOUBLE;
+    const GemmBlocking &blk = f64 ? gemm_kernels<double>(h.isa).blocking : gemm_kernels<float>(h.isa).blocking;
+    const int64_t pixels = g.out_pixels();
+    bp.im2col_cols = cols;
+    bp.im2col_chunks = (pixels + blk.kc - 1) / blk.kc;
+    bp.im2col_chunk = (pixels + bp.im2col_chunks - 1) / bp.im2col_chunks;
+    // Parts fixed by the problem (the sum's order), at most kFilterMinItems.
+    bp.k_parts = std::min(kFilterMinItems, g.n * bp.im2col_chunks);
+    bp.partial_elems = bp.k_parts * g.ocg * cols;
+    const int threads = h.threads();
+    bp.outer_parallel = threads > 1 && bp.k_parts > 1 && g.flops() >= 1e6;
+    bp.workers = bp.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, bp.k_parts, 64})) : 1;
+    const auto ws_size = f64 ? gemm_kernels<double>(h.isa).workspace_size : gemm_kernels<float>(h.isa).workspace_size;
+    bp.gemm_ws_bytes = ws_size(ExecContext{1}, g.ocg, cols, bp.im2col_chunk);
+    const std::size_t esize = dtype_size(g.compute);
+    const int64_t packed_b = (cols + blk.nr - 1) / blk.nr * blk.nr * bp.im2col_chunk;
+    bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(bp.partial_elems) * esize) +
+                         static_cast<std::size_t>(bp.workers) *
+                             (round64(static_cast<std::size_t>(packed_b) * esize) + round64(bp.gemm_ws_bytes));
+    return true;
+}
+
 // ALGO_1's problem and plan: p on conv_gemm_geometry; backward filter
 // unfolded along w (conv_unfold.hpp) when its row taps do not merge in
 // place (a stride or dilation along w, CONVOLUTION mode): ResNet-50's conv1
@@ -136,6 +173,8 @@ struct GemmPlan {
 
 Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
     out->run = gemm_problem(p);
+    out->unfold.reset();
+    if (dir == Direction::filter && plan_filter_im2col(h, out->run, &out->bp)) return kSuccess;
     ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
     if (dir == Direction::data || out->bp.merge_w_taps) return kSuccess;
     out->unfold = conv_w_unfold(out->run.geo);
@@ -333,8 +372,9 @@ double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     plan_gemm(h, p, dir, &gp);
     const ops::ConvBackwardProblem &q = gp.run;
     const ConvBackwardPlan &bp = gp.bp;
-    // The GEMM's short side: data m = pixels, n = C, k = K; filter m = K, n = C (times the merged taps).
-    const int64_t n = q.geo.icg * (bp.merge_w_taps ? q.geo.k[2] : 1);
+    // The GEMM's short side: data m = pixels, n = C, k = K; filter m = K, n = C (times the merged taps, or
+    // every tap with im2col).
+    const int64_t n = bp.im2col_cols ? bp.im2col_cols : q.geo.icg * (bp.merge_w_taps ? q.geo.k[2] : 1);
     const int64_t narrow = std::min(n, q.geo.ocg);
     const double junk = static_cast<double>(bp.planes.plane_pixels) / static_cast<double>(q.geo.out_pixels());
     return flops * std::max(1.0, junk) / std::min(1.0, static_cast<double>(narrow) / 16.0);

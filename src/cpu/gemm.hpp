@@ -100,6 +100,9 @@ struct BrgemmArgs {
 // packing B for a single such product is wasted work.
 constexpr int64_t kGemmFewRows = 4;
 
+// The widest register tile's nr of every ISA level and type (avx512 f32).
+constexpr int64_t kMaxGemmNr = 48;
+
 // An ISA level's tile and cache blocking: mr x nr register tile; blocks of
 // mc rows of A, kc of the reduction and nc columns of B.
 struct GemmBlocking {

@@ -157,6 +157,156 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
     });
 }
 
+// n values from src to out: whole vectors, the last one overlapping the
+// one before it when n is not a multiple (n >= a vector).
+template <class T, class C>
+ANYDNN_ALWAYS_INLINE void copy_values(const T *src, int64_t n, C *out) {
+    if constexpr (std::is_same_v<T, C>) {
+        using V = vec_t<C>;
+        constexpr int64_t W = sizeof(V) / sizeof(C);
+        if (n >= W) {
+            for (int64_t j = 0; j < n - W; j += W) store_vec(out + j, load_vec<V>(src + j));
+            store_vec(out + n - W, load_vec<V>(src + n - W));
+            return;
+        }
+    }
+    for (int64_t j = 0; j < n; ++j) out[j] = load<C>(src + j);
+}
+
+// Row r of a chunk of k rows of x' packed as the GEMM engine packs B in one
+// reduction block (GemmKernels::pack_b): the NR-column sliver s at
+// + s * k * NR, row r of it at + r * NR. Row r is output pixel (od, oh, ow)
+// of image x: its cols = C * taps values, column ((kd * KH + kh) * KW + kw) * C
+// + c = x at the input pixel the tap (kd, kh, kw) meets, channel c (zero
+// outside x), gathered into row (round_up(cols, NR) values, zero past cols)
+// and copied from there a sliver row at a time. GCC turns its copy loops of
+// a few dozen values into calls to memmove (20% of conv1's time) unless
+// told not to.
+template <class T, class C>
+[[gnu::noinline, gnu::optimize("no-tree-loop-distribute-patterns")]] void im2col_row(const ops::ConvGeometry &g, const T *x, int64_t od, int64_t oh, int64_t ow, int64_t cols, int64_t nr,
+                int64_t k, int64_t r, C *row, C *packed) {
+    const int64_t run = g.k[2] * g.icg;  // one filter row's columns
+    // A filter row's taps read C * KW contiguous values in channels-last x
+    // without dilation along w: copied as one run where all of it is inside.
+    const bool runs = g.xs[1] == 1 && g.xs[4] == g.icg && g.dil[2] == 1;
+    const int64_t iw0 = ow * g.stride[2] - g.pad[2];
+    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+        const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
+        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
+            C *out = row + (kd * g.k[1] + kh) * run;
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+                for (int64_t j = 0; j < run; ++j) out[j] = C(0);
+                continue;
+            }
+            const T *xr = x + id * g.xs[2] + ih * g.xs[3];
+            if (runs && iw0 >= 0 && iw0 + g.k[2] <= g.in[2]) {
+                copy_values(xr + iw0 * g.xs[4], run, out);
+                continue;
+            }
+            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t iw = iw0 + kw * g.dil[2];
+                C *o = out + kw * g.icg;
+                if (iw < 0 || iw >= g.in[2]) {
+                    for (int64_t c = 0; c < g.icg; ++c) o[c] = C(0);
+                    continue;
+                }
+                for (int64_t c = 0; c < g.icg; ++c) o[c] = load<C>(xr + iw * g.xs[4] + c * g.xs[1]);
+            }
+        }
+    }
+    for (int64_t j0 = 0; j0 < cols; j0 += nr) copy_values(row + j0, nr, packed + j0 * k + r * nr);
+}
+
+// ALGO_1's im2col path (ConvBackwardPlan::im2col_cols).
+template <class T, class C>
+void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
+                  const ConvBwdFilterOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const GemmKernels<C> &gk = isa_gemm<C>();
+    const int64_t cols = bp.im2col_cols, ocg = g.ocg, nr = gk.blocking.nr, pixels = g.out_pixels();
+    const int64_t chunks = g.n * bp.im2col_chunks, parts = bp.k_parts;
+    const int64_t cols_padded = (cols + nr - 1) / nr * nr;
+    WorkspaceCursor cur(workspace);
+    C *partial = cur.take<C>(bp.partial_elems);  // [part][oc][col]
+    struct Worker {
+        C *packed;
+        void *gemm_ws;
+    };
+    Worker workers[64];
+    const int nworkers = bp.workers < 64 ? bp.workers : 64;
+    for (int t = 0; t < nworkers; ++t) {
+        workers[t].packed = cur.take<C>(cols_padded * bp.im2col_chunk);
+        workers[t].gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
+    }
+    const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
+    // Part w: the chunks [chunks * w / parts, chunks * (w + 1) / parts), in order.
+    auto part = [&](int64_t w, const Worker &wk) {
+        C row[kConvIm2colMaxCols + kMaxGemmNr] = {};  // zero past cols: the last sliver's padding
+        C *c = partial + w * ocg * cols;
+        const int64_t c0 = chunks * w / parts, c1 = chunks * (w + 1) / parts;
+        for (int64_t q = c0; q < c1; ++q) {
+            const int64_t img = q / bp.im2col_chunks, p0 = q % bp.im2col_chunks * bp.im2col_chunk;
+            const int64_t k = imin_(bp.im2col_chunk, pixels - p0);
+            const T *ximg = x + img * g.xs[0];
+            int64_t ow = p0 % g.out[2], oh = p0 / g.out[2] % g.out[1], od = p0 / (g.out[2] * g.out[1]);
+            for (int64_t r = 0; r < k; ++r) {
+                im2col_row(g, ximg, od, oh, ow, cols, nr, k, r, row, wk.packed);
+                if (++ow < g.out[2]) continue;
+                ow = 0;
+                if (++oh < g.out[1]) continue;
+                oh = 0;
+                ++od;
+            }
+            GemmArgs<C> a;
+            a.m = ocg;
+            a.n = cols;
+            a.k = k;
+            // dy^T: channels-last dy is pixels x K (each pixel's channels
+            // contiguous), channels-first K x pixels (each channel's pixels).
+            a.trans_a = g.ys[1] == 1;
+            a.a = reinterpret_cast<const C *>(dy) + img * g.ys[0] + p0 * g.ys[4];
+            a.lda = a.trans_a ? g.ys[4] : g.ys[1];
+            a.b = wk.packed;  // with b_packed the engine reads only that
+            a.b_packed = wk.packed;
+            a.ldb = cols;
+            a.beta = q == c0 ? C(0) : C(1);
+            a.c = c;
+            a.ldc = cols;
+            gk.gemm(ExecContext{1}, a, wk.gemm_ws);
+        }
+    };
+    if (bp.outer_parallel) {
+#pragma omp parallel num_threads(nworkers)
+        {
+            const int tid = omp_get_thread_num(), team = omp_get_num_threads();
+            for (int64_t w = tid; w < parts; w += team) part(w, workers[tid]);
+        }
+    } else {
+        for (int64_t w = 0; w < parts; ++w) part(w, workers[0]);
+    }
+    // dW = alpha * (the parts added in part order) + beta * dW.
+    Epilogue<T, C> e;
+    e.alpha = static_cast<C>(p.alpha);
+    e.beta = static_cast<C>(p.beta);
+    e.y = static_cast<T *>(o.dw);
+    const int64_t taps = g.taps();
+    parallel_ranges(ctx, ocg * taps, conv_grain(g.icg * parts), [&](int64_t begin, int64_t end) {
+        C sum[kConvIm2colMaxCols];
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t oc = q / taps, t = q % taps;
+            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
+            const C *src = partial + oc * cols + t * g.icg;
+            for (int64_t c = 0; c < g.icg; ++c) {
+                C v = src[c];
+                for (int64_t w = 1; w < parts; ++w) v += src[w * ocg * cols + c];
+                sum[c] = v;
+            }
+            e.run(sum, g.icg, oc * g.ws[0] + g.filter_offset(kd, kh, kw), g.ws[1], 0, 0, 0, 0);
+        }
+    });
+}
+
 constexpr int64_t kIcBlock = 64;
 
 // For each filter element: the sum over images and output pixels of dy
@@ -208,7 +358,10 @@ void direct_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
 void gemm(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
           const ConvBwdFilterOperands &o, void *ws) {
     visit_types(p.geo.dt, [&](auto t, auto c) {
-        gemm_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, bp, o, ws);
+        using T = typename decltype(t)::type;
+        using C = typename decltype(c)::type;
+        if (bp.im2col_cols > 0) im2col_typed<T, C>(ctx, p, bp, o, ws);
+        else gemm_typed<T, C>(ctx, p, bp, o, ws);
     });
 }
 

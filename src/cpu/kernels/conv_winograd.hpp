@@ -21,19 +21,18 @@ namespace {
 // One item: group grp, the sliver of output channels [j, j + NR) (zero
 // past ocg), input channels [c0, c0 + cn), cn <= kFilterCb.
 constexpr int64_t kFilterCb = 8;
-constexpr int64_t kMaxNr = 48;  // the widest GEMM tile (avx512 f32)
 
 template <class T, class C>
 void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp, int64_t j, int64_t c0, int64_t cn,
                              int64_t nr, int64_t step, int64_t wpk_elems, C *wpk_grp) {
     const int64_t icg = g.icg, ocg = g.ocg, nk = imin_(nr, ocg - j), ocg_padded = (ocg + nr - 1) / nr * nr;
-    const int64_t cbn = kFilterCb * kMaxNr;
-    C gt[9 * kFilterCb * kMaxNr], t[18 * kMaxNr];
+    const int64_t cbn = kFilterCb * kMaxGemmNr;
+    C gt[9 * kFilterCb * kMaxGemmNr], t[18 * kMaxGemmNr];
     // gt[tap][c][k]: the sliver's channels side by side.
     for (int64_t k = 0; k < nr; ++k) {
         if (k >= nk) {
             for (int64_t tap = 0; tap < 9; ++tap)
-                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kMaxNr + k] = C(0);
+                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kMaxGemmNr + k] = C(0);
             continue;
         }
         const T *src = w + (grp * ocg + j + k) * g.ws[0] + c0 * g.ws[1];
@@ -41,15 +40,15 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
             for (int64_t s = 0; s < 3; ++s) {
                 const T *sp = src + g.filter_offset(0, r, s);
                 C *d = gt + (r * 3 + s) * cbn + k;
-                for (int64_t c = 0; c < cn; ++c) d[c * kMaxNr] = load<C>(sp + c * g.ws[1]);
+                for (int64_t c = 0; c < cn; ++c) d[c * kMaxGemmNr] = load<C>(sp + c * g.ws[1]);
             }
     }
     for (int64_t c = 0; c < cn; ++c) {
         const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
         C *dst = wpk_grp + pc * ocg_padded + j * kc + (ci - pc) * nr;
         // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
-        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kMaxNr, 3 * cbn, t + s * kMaxNr, 3 * kMaxNr, nr);
-        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kMaxNr, kMaxNr, dst + i * 6 * wpk_elems, wpk_elems, nr);
+        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kMaxGemmNr, 3 * cbn, t + s * kMaxGemmNr, 3 * kMaxGemmNr, nr);
+        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kMaxGemmNr, kMaxGemmNr, dst + i * 6 * wpk_elems, wpk_elems, nr);
     }
 }
 

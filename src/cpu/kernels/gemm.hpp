@@ -270,6 +270,7 @@ struct VecTile {
 // B block in 480 KB of the 1 MiB L2.
 using F32Tile = VecTile<float, 8, 1024, 256, 480>;    // 8 x 48
 using F64Tile = VecTile<double, 8, 512, 128, 480>;    // 8 x 24
+static_assert(F32Tile::NR <= kMaxGemmNr && F64Tile::NR <= kMaxGemmNr);
 #else
 // Haswell .. Zen 3: two ymm FMA pipes of 4-5 cycles latency want >= 10
 // accumulators; 16 ymm registers hold 12 accumulators + 3 B + 1 broadcast.
