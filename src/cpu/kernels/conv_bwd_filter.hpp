@@ -173,18 +173,58 @@ ANYDNN_ALWAYS_INLINE void copy_values(const T *src, int64_t n, C *out) {
     for (int64_t j = 0; j < n; ++j) out[j] = load<C>(src + j);
 }
 
-// Row r of a chunk of k rows of x' packed as the GEMM engine packs B in one
-// reduction block (GemmKernels::pack_b): the NR-column sliver s at
-// + s * k * NR, row r of it at + r * NR. Row r is output pixel (od, oh, ow)
-// of image x: its cols = C * taps values, column ((kd * KH + kh) * KW + kw) * C
-// + c = x at the input pixel the tap (kd, kh, kw) meets, channel c (zero
-// outside x), gathered into row (round_up(cols, NR) values, zero past cols)
-// and copied from there a sliver row at a time. GCC turns its copy loops of
-// a few dozen values into calls to memmove (20% of conv1's time) unless
-// told not to.
+// Writes the columns of one row of a packed B (GemmKernels::pack_b, one
+// reduction block of k rows) in order: column j of row r at sliver j / NR
+// (each k * NR values) + r * NR + j % NR. Straight into the slivers: a
+// gathered row stored and read back as vectors stalled on store forwarding
+// (three quarters of the gather's time).
+template <class C>
+struct PackedRowCursor {
+    C *sliver;  // the current sliver's row r
+    int64_t lane, nr, step;
+
+    template <class T>
+    ANYDNN_ALWAYS_INLINE void put_run(const T *src, int64_t n) {
+        while (n > 0) {
+            const int64_t m = imin_(n, nr - lane);
+            copy_values(src, m, sliver + lane);
+            advance(m);
+            src += m;
+            n -= m;
+        }
+    }
+    ANYDNN_ALWAYS_INLINE void put(C v) {
+        sliver[lane] = v;
+        advance(1);
+    }
+    ANYDNN_ALWAYS_INLINE void zeros(int64_t n) {
+        while (n > 0) {
+            const int64_t m = imin_(n, nr - lane);
+            for (int64_t j = 0; j < m; ++j) sliver[lane + j] = C(0);
+            advance(m);
+            n -= m;
+        }
+    }
+    ANYDNN_ALWAYS_INLINE void advance(int64_t m) {
+        lane += m;
+        if (lane == nr) {
+            lane = 0;
+            sliver += step;
+        }
+    }
+};
+
+// Row r of a chunk of k rows of x' packed as the GEMM engine packs B:
+// output pixel (od, oh, ow) of image x, cols = C * taps values, column
+// ((kd * KH + kh) * KW + kw) * C + c = x at the input pixel the tap (kd, kh,
+// kw) meets, channel c (zero outside x), and zeros to the end of the last
+// sliver. GCC turns the copy loops of a few dozen values into calls to
+// memmove unless told not to.
 template <class T, class C>
-[[gnu::noinline, gnu::optimize("no-tree-loop-distribute-patterns")]] void im2col_row(const ops::ConvGeometry &g, const T *x, int64_t od, int64_t oh, int64_t ow, int64_t cols, int64_t nr,
-                int64_t k, int64_t r, C *row, C *packed) {
+[[gnu::noinline, gnu::optimize("no-tree-loop-distribute-patterns")]] void im2col_row(
+    const ops::ConvGeometry &g, const T *x, int64_t od, int64_t oh, int64_t ow, int64_t nr, int64_t k, int64_t r,
+    C *packed) {
+    PackedRowCursor<C> out{packed + r * nr, 0, nr, k * nr};
     const int64_t run = g.k[2] * g.icg;  // one filter row's columns
     // A filter row's taps read C * KW contiguous values in channels-last x
     // without dilation along w: copied as one run where all of it is inside.
@@ -194,28 +234,26 @@ template <class T, class C>
         const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
         for (int64_t kh = 0; kh < g.k[1]; ++kh) {
             const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
-            C *out = row + (kd * g.k[1] + kh) * run;
             if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-                for (int64_t j = 0; j < run; ++j) out[j] = C(0);
+                out.zeros(run);
                 continue;
             }
             const T *xr = x + id * g.xs[2] + ih * g.xs[3];
             if (runs && iw0 >= 0 && iw0 + g.k[2] <= g.in[2]) {
-                copy_values(xr + iw0 * g.xs[4], run, out);
+                out.put_run(xr + iw0 * g.xs[4], run);
                 continue;
             }
             for (int64_t kw = 0; kw < g.k[2]; ++kw) {
                 const int64_t iw = iw0 + kw * g.dil[2];
-                C *o = out + kw * g.icg;
                 if (iw < 0 || iw >= g.in[2]) {
-                    for (int64_t c = 0; c < g.icg; ++c) o[c] = C(0);
+                    out.zeros(g.icg);
                     continue;
                 }
-                for (int64_t c = 0; c < g.icg; ++c) o[c] = load<C>(xr + iw * g.xs[4] + c * g.xs[1]);
+                for (int64_t c = 0; c < g.icg; ++c) out.put(load<C>(xr + iw * g.xs[4] + c * g.xs[1]));
             }
         }
     }
-    for (int64_t j0 = 0; j0 < cols; j0 += nr) copy_values(row + j0, nr, packed + j0 * k + r * nr);
+    if (out.lane != 0) out.zeros(nr - out.lane);
 }
 
 // ALGO_1's im2col path (ConvBackwardPlan::im2col_cols).
@@ -242,7 +280,6 @@ void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
     const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
     // Part w: the chunks [chunks * w / parts, chunks * (w + 1) / parts), in order.
     auto part = [&](int64_t w, const Worker &wk) {
-        C row[kConvIm2colMaxCols + kMaxGemmNr] = {};  // zero past cols: the last sliver's padding
         C *c = partial + w * ocg * cols;
         const int64_t c0 = chunks * w / parts, c1 = chunks * (w + 1) / parts;
         for (int64_t q = c0; q < c1; ++q) {
@@ -251,7 +288,7 @@ void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
             const T *ximg = x + img * g.xs[0];
             int64_t ow = p0 % g.out[2], oh = p0 / g.out[2] % g.out[1], od = p0 / (g.out[2] * g.out[1]);
             for (int64_t r = 0; r < k; ++r) {
-                im2col_row(g, ximg, od, oh, ow, cols, nr, k, r, row, wk.packed);
+                im2col_row(g, ximg, od, oh, ow, nr, k, r, wk.packed);
                 if (++ow < g.out[2]) continue;
                 ow = 0;
                 if (++oh < g.out[1]) continue;
