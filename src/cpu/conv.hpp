@@ -134,7 +134,11 @@ struct ConvBackwardPlan {
     // tap in one tile where the GEMM per filter row had C * k[2] columns
     // (ResNet-50's conv1: 21 of a 48-column tile, dy packed 7 times). The
     // chunks in k_parts fixed ranges, each summed into its partial and those
-    // added in part order. im2col_cols == 0: not this path.
+    // added in part order. Data, the same layers (col2im): per chunk the
+    // GEMM col = dy W' (W' the filter as K x C taps, packed once per call:
+    // wpk_group_elems), its rows added into an image of sums that the
+    // epilogue blends into dx, a whole image per worker. im2col_cols == 0:
+    // not these paths.
     int64_t im2col_cols = 0, im2col_chunk = 0, im2col_chunks = 0;  // chunks per image
     bool outer_parallel = false; // workers take whole images (data) or whole taps or parts (filter)
     // Data: the filter packed once per call (B channels last, A channels

@@ -123,40 +123,61 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     return kSuccess;
 }
 
-// Backward filter's im2col path (ConvBackwardPlan::im2col_cols) takes one
-// group of C * k[2] <= kIm2colRowCols columns per filter row and C * taps <=
+// The im2col paths of ALGO_1 (ConvBackwardPlan::im2col_cols) take one group
+// of C * k[2] <= kIm2colRowCols columns per filter row and C * taps <=
 // kConvIm2colMaxCols in all, in the compute type, dy's pixels packed in each
-// image with its channels contiguous (NHWC) or its pixels (NCHW).
+// image with its channels contiguous (NHWC) or its pixels (NCHW); backward
+// data's also an image of dx in at most kIm2colMaxImageBytes (its sums).
 constexpr int64_t kIm2colRowCols = 32;
+constexpr std::size_t kIm2colMaxImageBytes = std::size_t{64} << 20;
 
-bool plan_filter_im2col(const Handle &h, const ops::ConvBackwardProblem &p, ConvBackwardPlan *out) {
+bool plan_im2col(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, ConvBackwardPlan *out) {
     const ops::ConvGeometry &g = p.geo;
     const int64_t cols = g.icg * g.taps();
-    if (g.groups != 1 || g.dt != g.compute || g.icg * g.k[2] > kIm2colRowCols || cols > kConvIm2colMaxCols) return false;
+    if (g.groups != 1 || g.dt != g.compute || g.icg * g.k[2] > kIm2colRowCols || cols > kConvIm2colMaxCols)
+        return false;
     const bool nhwc = g.ys[1] == 1 && conv_packed_spatial(g.out, g.ys, g.ys[4]);
     const bool nchw = g.ys[4] == 1 && conv_packed_spatial(g.out, g.ys, 1);
     if (!nhwc && !nchw) return false;
+    const std::size_t esize = dtype_size(g.compute);
+    const int64_t image_elems = g.icg * g.in[0] * g.in[1] * g.in[2];
+    if (dir == Direction::data && static_cast<std::size_t>(image_elems) * esize > kIm2colMaxImageBytes) return false;
     ConvBackwardPlan &bp = *out;
     bp = ConvBackwardPlan{};
     const bool f64 = g.compute == ANYDNN_DATA_DOUBLE;
-    const GemmBlocking &blk = f64 ? gemm_kernels<double>(h.isa).blocking : gemm_kernels<float>(h.isa).blocking;
+    const GemmKernels<double> &k64 = gemm_kernels<double>(h.isa);
+    const GemmKernels<float> &k32 = gemm_kernels<float>(h.isa);
+    const GemmBlocking &blk = f64 ? k64.blocking : k32.blocking;
+    const auto ws_size = f64 ? k64.workspace_size : k32.workspace_size;
     const int64_t pixels = g.out_pixels();
     bp.im2col_cols = cols;
     bp.im2col_chunks = (pixels + blk.kc - 1) / blk.kc;
     bp.im2col_chunk = (pixels + bp.im2col_chunks - 1) / bp.im2col_chunks;
-    // Parts fixed by the problem (the sum's order), at most kFilterMinItems.
-    bp.k_parts = std::min(kFilterMinItems, g.n * bp.im2col_chunks);
-    bp.partial_elems = bp.k_parts * g.ocg * cols;
     const int threads = h.threads();
-    bp.outer_parallel = threads > 1 && bp.k_parts > 1 && g.flops() >= 1e6;
-    bp.workers = bp.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, bp.k_parts, 64})) : 1;
-    const auto ws_size = f64 ? gemm_kernels<double>(h.isa).workspace_size : gemm_kernels<float>(h.isa).workspace_size;
-    bp.gemm_ws_bytes = ws_size(ExecContext{1}, g.ocg, cols, bp.im2col_chunk);
-    const std::size_t esize = dtype_size(g.compute);
-    const int64_t packed_b = (cols + blk.nr - 1) / blk.nr * blk.nr * bp.im2col_chunk;
+    std::size_t per_worker = 0;
+    if (dir == Direction::filter) {
+        // Parts fixed by the problem (the sum's order), at most kFilterMinItems.
+        bp.k_parts = std::min(kFilterMinItems, g.n * bp.im2col_chunks);
+        bp.partial_elems = bp.k_parts * g.ocg * cols;
+        bp.outer_parallel = threads > 1 && bp.k_parts > 1 && g.flops() >= 1e6;
+        bp.workers = bp.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, bp.k_parts, 64})) : 1;
+        bp.gemm_ws_bytes = ws_size(ExecContext{1}, g.ocg, cols, bp.im2col_chunk);
+        const int64_t packed_x = (cols + blk.nr - 1) / blk.nr * blk.nr * bp.im2col_chunk;
+        per_worker = round64(static_cast<std::size_t>(packed_x) * esize);
+    } else {
+        // Whole images per worker (each dx element summed by one thread in
+        // pixel order); with fewer images than threads, the GEMMs split.
+        bp.outer_parallel = threads > 1 && g.n >= threads && g.flops() >= 1e6;
+        bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
+        bp.gemm_ws_bytes = ws_size(ExecContext{bp.outer_parallel ? 1 : threads}, bp.im2col_chunk, cols, g.ocg);
+        bp.wpk_group_elems = static_cast<int64_t>((f64 ? k64.packed_b_size : k32.packed_b_size)(cols, g.ocg) / esize);
+        per_worker = round64(static_cast<std::size_t>(image_elems) * esize) +
+                     round64(static_cast<std::size_t>(bp.im2col_chunk * cols) * esize);
+    }
     bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(bp.partial_elems) * esize) +
-                         static_cast<std::size_t>(bp.workers) *
-                             (round64(static_cast<std::size_t>(packed_b) * esize) + round64(bp.gemm_ws_bytes));
+                         (dir == Direction::data ? round64(static_cast<std::size_t>(g.ocg * cols) * esize) : 0) +
+                         round64(static_cast<std::size_t>(bp.wpk_group_elems) * esize) +
+                         static_cast<std::size_t>(bp.workers) * (per_worker + round64(bp.gemm_ws_bytes));
     return true;
 }
 
@@ -174,7 +195,7 @@ struct GemmPlan {
 Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
     out->run = gemm_problem(p);
     out->unfold.reset();
-    if (dir == Direction::filter && plan_filter_im2col(h, out->run, &out->bp)) return kSuccess;
+    if (plan_im2col(h, out->run, dir, &out->bp)) return kSuccess;
     ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
     if (dir == Direction::data || out->bp.merge_w_taps) return kSuccess;
     out->unfold = conv_w_unfold(out->run.geo);
@@ -397,10 +418,9 @@ void execute_conv_bwd_data(const Handle &h, const ops::ConvBackwardProblem &p, a
     const ConvBwdDataKernels &k = conv_bwd_data_kernels(h.isa);
     const ExecContext ctx{h.threads()};
     if (algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_1) {
-        const ops::ConvBackwardProblem q = gemm_problem(p);
-        ConvBackwardPlan bp;
-        plan_backward(h, q, Direction::data, &bp);
-        k.gemm(ctx, q, bp, o, workspace);
+        GemmPlan gp;
+        plan_gemm(h, p, Direction::data, &gp);
+        k.gemm(ctx, gp.run, gp.bp, o, workspace);
     } else if (algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) {
         ops::ConvForwardProblem f;
         ConvWinogradPlan pl;

@@ -233,6 +233,120 @@ constexpr int64_t kIcBlock = 64;
 
 // Gathers, for each dx pixel, the dy pixels whose taps reach it: output o
 // along a dimension meets input i through tap k when o * s + k * dil - pad == i.
+// Adds row r of col (cols = C * taps values of output pixel (od, oh, ow),
+// column ((kd * KH + kh) * KW + kw) * C + c) into sums, one image of dx
+// channels-last ([id][ih][iw][c]), at the input pixel each tap meets.
+template <class C>
+void col2im_row(const ops::ConvGeometry &g, const C *col, int64_t od, int64_t oh, int64_t ow, C *sums) {
+    const int64_t run = g.k[2] * g.icg, iw0 = ow * g.stride[2] - g.pad[2];
+    const bool inside_w = g.dil[2] == 1 && iw0 >= 0 && iw0 + g.k[2] <= g.in[2];
+    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+        const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+            const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
+            if (ih < 0 || ih >= g.in[1]) continue;
+            const C *src = col + (kd * g.k[1] + kh) * run;
+            C *row = sums + ((id * g.in[1] + ih) * g.in[2]) * g.icg;
+            if (inside_w) {
+                // The row's taps meet C * KW contiguous sums.
+                C *dst = row + iw0 * g.icg;
+                for (int64_t j = 0; j < run; ++j) dst[j] += src[j];
+                continue;
+            }
+            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                const int64_t iw = iw0 + kw * g.dil[2];
+                if (iw < 0 || iw >= g.in[2]) continue;
+                for (int64_t c = 0; c < g.icg; ++c) row[iw * g.icg + c] += src[kw * g.icg + c];
+            }
+        }
+    }
+}
+
+// ALGO_1's col2im path for first layers (ConvBackwardPlan::im2col_cols).
+template <class T, class C>
+void col2im_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
+                  const ConvBwdDataOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const GemmKernels<C> &gk = isa_gemm<C>();
+    const int64_t cols = bp.im2col_cols, ocg = g.ocg, taps = g.taps(), pixels = g.out_pixels();
+    const int64_t in_pixels = g.in[0] * g.in[1] * g.in[2];
+    WorkspaceCursor cur(workspace);
+    C *wr = cur.take<C>(ocg * cols);  // W' [k][col]
+    C *wpk = cur.take<C>(bp.wpk_group_elems);
+    struct Worker {
+        C *sums, *col;
+        void *gemm_ws;
+    };
+    Worker workers[64];
+    const int nworkers = bp.workers < 64 ? bp.workers : 64;
+    for (int t = 0; t < nworkers; ++t) {
+        workers[t].sums = cur.take<C>(g.icg * in_pixels);
+        workers[t].col = cur.take<C>(bp.im2col_chunk * cols);
+        workers[t].gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
+    }
+    // W' = the filter's taps as columns (CONVOLUTION mode: flipped), packed once as B.
+    const T *w = static_cast<const T *>(o.w);
+    parallel_ranges(ctx, ocg * taps, conv_grain(g.icg), [&](int64_t begin, int64_t end) {
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t k = q / taps, t = q % taps;
+            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
+            const T *src = w + k * g.ws[0] + g.filter_offset(kd, kh, kw);
+            C *dst = wr + k * cols + t * g.icg;
+            for (int64_t c = 0; c < g.icg; ++c) dst[c] = load<C>(src + c * g.ws[1]);
+        }
+    });
+    const C *wr_const = wr;
+    gk.pack_b(ctx, false, cols, ocg, 1, &wr_const, cols, wpk);
+
+    const Epilogue<T, C> e = blend_epilogue<T, C>(p, o.dx);
+    const C *dy = reinterpret_cast<const C *>(o.dy);
+    auto image = [&](int64_t img, const Worker &wk, const ExecContext &inner) {
+        for (int64_t i = 0; i < g.icg * in_pixels; ++i) wk.sums[i] = C(0);
+        for (int64_t q = 0; q < bp.im2col_chunks; ++q) {
+            const int64_t p0 = q * bp.im2col_chunk, len = imin_(bp.im2col_chunk, pixels - p0);
+            GemmArgs<C> a;
+            a.m = len;
+            a.n = cols;
+            a.k = ocg;
+            // dy: channels-last dy is pixels x K, channels-first K x pixels.
+            a.trans_a = g.ys[1] != 1;
+            a.a = dy + img * g.ys[0] + p0 * g.ys[4];
+            a.lda = a.trans_a ? g.ys[1] : g.ys[4];
+            a.b = wr;
+            a.ldb = cols;
+            a.b_packed = wpk;
+            a.c = wk.col;
+            a.ldc = cols;
+            gk.gemm(inner, a, wk.gemm_ws);
+            int64_t ow = p0 % g.out[2], oh = p0 / g.out[2] % g.out[1], od = p0 / (g.out[2] * g.out[1]);
+            for (int64_t r = 0; r < len; ++r) {
+                col2im_row(g, wk.col + r * cols, od, oh, ow, wk.sums);
+                if (++ow < g.out[2]) continue;
+                ow = 0;
+                if (++oh < g.out[1]) continue;
+                oh = 0;
+                ++od;
+            }
+        }
+        // dx = alpha * sums + beta * dx, a pixel's channels at a time.
+        for (int64_t pix = 0; pix < in_pixels; ++pix) {
+            const int64_t iw = pix % g.in[2], ih = pix / g.in[2] % g.in[1], id = pix / (g.in[2] * g.in[1]);
+            e.run(wk.sums + pix * g.icg, g.icg, img * g.xs[0] + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4], g.xs[1],
+                  0, 0, 0, 0);
+        }
+    };
+    if (bp.outer_parallel) {
+#pragma omp parallel num_threads(nworkers)
+        {
+            const int tid = omp_get_thread_num(), team = omp_get_num_threads();
+            for (int64_t img = tid; img < g.n; img += team) image(img, workers[tid], ExecContext{1});
+        }
+    } else {
+        for (int64_t img = 0; img < g.n; ++img) image(img, workers[0], ctx);
+    }
+}
+
 template <class T, class C>
 void direct_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBwdDataOperands &o) {
     const ops::ConvGeometry &g = p.geo;
@@ -286,7 +400,10 @@ void direct_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
 void gemm(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
           const ConvBwdDataOperands &o, void *ws) {
     visit_types(p.geo.dt, [&](auto t, auto c) {
-        gemm_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, bp, o, ws);
+        using T = typename decltype(t)::type;
+        using C = typename decltype(c)::type;
+        if (bp.im2col_cols > 0) col2im_typed<T, C>(ctx, p, bp, o, ws);
+        else gemm_typed<T, C>(ctx, p, bp, o, ws);
     });
 }
 
