@@ -22,10 +22,12 @@ constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63
 constexpr std::size_t kFilterBatchBytes = std::size_t{32} << 20;
 
 // Backward filter splits the pixels of each GEMM into parts until there are
-// about this many work items (4 per thread on 2 threads), each part at
-// least kFilterMinPartPixels pixels long.
+// about kFilterItems work items (plan_backward); the im2col path into at
+// most kFilterMinItems parts.
+constexpr int64_t kFilterItems = 12;
 constexpr int64_t kFilterMinItems = 8;
 constexpr int64_t kFilterMinPartPixels = 512;
+constexpr std::size_t kFilterMaxPartialBytes = std::size_t{16} << 20;
 
 enum class Direction { data, filter };
 
@@ -106,10 +108,19 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     // its bits, do not depend on the thread count. Whole GEMMs per thread
     // then (their C, K x C, is small next to their reduction): a GEMM split
     // along its small C packs its long operands once per thread.
-    const bool split = gemms < kFilterMinItems && g.flops() >= 1e6;
-    bp.k_parts = split ? std::clamp<int64_t>(pl.m_virtual / kFilterMinPartPixels, 1,
-                                             (kFilterMinItems + gemms - 1) / gemms)
-                       : 1;
+    // About kFilterItems work items (as many per thread on 2, 3, 4 or 6
+    // threads: ResNet-50's 3x3 stride-2 layers, 3 GEMMs in 3 parts, left a
+    // thread of 2 idle a tenth of the time); each part at least
+    // kFilterMinPartPixels over the batch's images and a pixel of each, the
+    // partial sums within kFilterMaxPartialBytes. Single GEMMs split over the
+    // threads packed all of dy on every thread.
+    const bool split = gemms < kFilterItems && g.flops() >= 1e6;
+    if (split) {
+        const int64_t sums_bytes = gemms * g.ocg * gemm_n * static_cast<int64_t>(esize);
+        bp.k_parts = std::min({(kFilterItems + gemms - 1) / gemms, bp.images * pl.m_virtual / kFilterMinPartPixels,
+                               pl.m_virtual, static_cast<int64_t>(kFilterMaxPartialBytes) / sums_bytes});
+        bp.k_parts = std::max<int64_t>(bp.k_parts, 1);
+    }
     bp.partial_elems = bp.k_parts > 1 ? gemms * bp.k_parts * g.ocg * gemm_n : 0;
     bp.outer_parallel = threads > 1 && gemms * bp.k_parts >= 2 * threads && g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
