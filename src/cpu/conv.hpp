@@ -92,6 +92,10 @@ ops::ConvGeometry conv_gemm_geometry(const ops::ConvGeometry &g);
 // NOT_SUPPORTED (with a message) beyond kConvMaxTaps or kConvMaxStride.
 Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
 
+// The most columns (C * taps) the backward im2col paths take
+// (ConvBackwardPlan::im2col_cols).
+constexpr int64_t kConvIm2colMaxCols = 512;
+
 // How the backward GEMM algorithms (BWD_DATA_ALGO_1, BWD_FILTER_ALGO_1) run.
 // Backward data: dx's planes are the GEMM's output, plane pixel j of the
 // phase of tap t summing dy pixel j - tap_pixel[t] times W_t^T over the taps
@@ -100,9 +104,6 @@ Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
 // image, one batch-reduce GEMM per tap with the images as its batch.
 // Both read dy on the planes' pixel grid (pixel i = (od * L1 + oh) * L2 +
 // ow), zero at junk pixels and around: the "dy grid".
-// The most columns (C * taps) backward filter's im2col path takes.
-constexpr int64_t kConvIm2colMaxCols = 512;
-
 struct ConvBackwardPlan {
     ConvPrecompPlan planes;   // dx's (data) or x's (filter) planes, the filter reorder
     bool dy_direct = false;   // the dy grid is dy itself (no junk, no margin, matching layout and type)
@@ -126,7 +127,7 @@ struct ConvBackwardPlan {
     // part order.
     int64_t k_parts = 1;
     int64_t partial_elems = 0;
-    // Filter, first layers (few input channels, plan_filter_im2col): x
+    // Filter, first layers (few input channels, plan_im2col): x
     // gathered per output pixel into all C * taps columns (im2col), straight
     // into the GEMM engine's packed B, for chunks of up to kc pixels of one
     // image (im2col_chunk pixels each, the last of an image shorter), and one

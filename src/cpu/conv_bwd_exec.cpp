@@ -22,10 +22,10 @@ constexpr std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63
 constexpr std::size_t kFilterBatchBytes = std::size_t{32} << 20;
 
 // Backward filter splits the pixels of each GEMM into parts until there are
-// about kFilterItems work items (plan_backward); the im2col path into at
-// most kFilterMinItems parts.
+// about kFilterItems work items (plan_backward); the im2col path its chunks
+// into at most kIm2colFilterParts parts.
 constexpr int64_t kFilterItems = 12;
-constexpr int64_t kFilterMinItems = 8;
+constexpr int64_t kIm2colFilterParts = 8;
 constexpr int64_t kFilterMinPartPixels = 512;
 constexpr std::size_t kFilterMaxPartialBytes = std::size_t{16} << 20;
 
@@ -167,8 +167,8 @@ bool plan_im2col(const Handle &h, const ops::ConvBackwardProblem &p, Direction d
     const int threads = h.threads();
     std::size_t per_worker = 0;
     if (dir == Direction::filter) {
-        // Parts fixed by the problem (the sum's order), at most kFilterMinItems.
-        bp.k_parts = std::min(kFilterMinItems, g.n * bp.im2col_chunks);
+        // Parts fixed by the problem (the sum's order).
+        bp.k_parts = std::min(kIm2colFilterParts, g.n * bp.im2col_chunks);
         bp.partial_elems = bp.k_parts * g.ocg * cols;
         bp.outer_parallel = threads > 1 && bp.k_parts > 1 && g.flops() >= 1e6;
         bp.workers = bp.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, bp.k_parts, 64})) : 1;
@@ -205,7 +205,6 @@ struct GemmPlan {
 
 Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
     out->run = gemm_problem(p);
-    out->unfold.reset();
     if (plan_im2col(h, out->run, dir, &out->bp)) return kSuccess;
     ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
     if (dir == Direction::data || out->bp.merge_w_taps) return kSuccess;

@@ -231,8 +231,7 @@ void depthwise_filter(const ExecContext &ctx, const ops::ConvGeometry &g, const 
     const int64_t oc_total = g.groups * g.ocg;
     parallel_ranges(ctx, g.taps(), conv_grain(g.groups * g.ocg), [&](int64_t begin, int64_t end) {
         for (int64_t t = begin; t < end; ++t) {
-            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
-            const int64_t off = g.filter_offset(kd, kh, kw);
+            const int64_t off = tap_filter_offset(g, t);
             for (int64_t oc = 0; oc < oc_total; ++oc) wr[t * oc_total + oc] = load<C>(w + oc * g.ws[0] + off);
         }
     });

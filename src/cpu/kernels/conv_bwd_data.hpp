@@ -231,8 +231,6 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
 
 constexpr int64_t kIcBlock = 64;
 
-// Gathers, for each dx pixel, the dy pixels whose taps reach it: output o
-// along a dimension meets input i through tap k when o * s + k * dil - pad == i.
 // Adds row r of col (cols = C * taps values of output pixel (od, oh, ow),
 // column ((kd * KH + kh) * KW + kw) * C + c) into sums, one image of dx
 // channels-last ([id][ih][iw][c]), at the input pixel each tap meets.
@@ -290,8 +288,7 @@ void col2im_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
     parallel_ranges(ctx, ocg * taps, conv_grain(g.icg), [&](int64_t begin, int64_t end) {
         for (int64_t q = begin; q < end; ++q) {
             const int64_t k = q / taps, t = q % taps;
-            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
-            const T *src = w + k * g.ws[0] + g.filter_offset(kd, kh, kw);
+            const T *src = w + k * g.ws[0] + tap_filter_offset(g, t);
             C *dst = wr + k * cols + t * g.icg;
             for (int64_t c = 0; c < g.icg; ++c) dst[c] = load<C>(src + c * g.ws[1]);
         }
@@ -319,15 +316,8 @@ void col2im_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
             a.c = wk.col;
             a.ldc = cols;
             gk.gemm(inner, a, wk.gemm_ws);
-            int64_t ow = p0 % g.out[2], oh = p0 / g.out[2] % g.out[1], od = p0 / (g.out[2] * g.out[1]);
-            for (int64_t r = 0; r < len; ++r) {
-                col2im_row(g, wk.col + r * cols, od, oh, ow, wk.sums);
-                if (++ow < g.out[2]) continue;
-                ow = 0;
-                if (++oh < g.out[1]) continue;
-                oh = 0;
-                ++od;
-            }
+            OutputPixel px(g, p0);
+            for (int64_t r = 0; r < len; ++r, px.next(g)) col2im_row(g, wk.col + r * cols, px.od, px.oh, px.ow, wk.sums);
         }
         // dx = alpha * sums + beta * dx, a pixel's channels at a time.
         for (int64_t pix = 0; pix < in_pixels; ++pix) {
@@ -347,6 +337,8 @@ void col2im_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
     }
 }
 
+// Gathers, for each dx pixel, the dy pixels whose taps reach it: output o
+// along a dimension meets input i through tap k when o * s + k * dil - pad == i.
 template <class T, class C>
 void direct_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBwdDataOperands &o) {
     const ops::ConvGeometry &g = p.geo;

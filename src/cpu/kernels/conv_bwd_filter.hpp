@@ -286,15 +286,8 @@ void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
             const int64_t img = q / bp.im2col_chunks, p0 = q % bp.im2col_chunks * bp.im2col_chunk;
             const int64_t k = imin_(bp.im2col_chunk, pixels - p0);
             const T *ximg = x + img * g.xs[0];
-            int64_t ow = p0 % g.out[2], oh = p0 / g.out[2] % g.out[1], od = p0 / (g.out[2] * g.out[1]);
-            for (int64_t r = 0; r < k; ++r) {
-                im2col_row(g, ximg, od, oh, ow, nr, k, r, wk.packed);
-                if (++ow < g.out[2]) continue;
-                ow = 0;
-                if (++oh < g.out[1]) continue;
-                oh = 0;
-                ++od;
-            }
+            OutputPixel px(g, p0);
+            for (int64_t r = 0; r < k; ++r, px.next(g)) im2col_row(g, ximg, px.od, px.oh, px.ow, nr, k, r, wk.packed);
             GemmArgs<C> a;
             a.m = ocg;
             a.n = cols;
@@ -332,14 +325,13 @@ void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
         C sum[kConvIm2colMaxCols];
         for (int64_t q = begin; q < end; ++q) {
             const int64_t oc = q / taps, t = q % taps;
-            const int64_t kw = t % g.k[2], kh = t / g.k[2] % g.k[1], kd = t / (g.k[2] * g.k[1]);
             const C *src = partial + oc * cols + t * g.icg;
             for (int64_t c = 0; c < g.icg; ++c) {
                 C v = src[c];
                 for (int64_t w = 1; w < parts; ++w) v += src[w * ocg * cols + c];
                 sum[c] = v;
             }
-            e.run(sum, g.icg, oc * g.ws[0] + g.filter_offset(kd, kh, kw), g.ws[1], 0, 0, 0, 0);
+            e.run(sum, g.icg, oc * g.ws[0] + tap_filter_offset(g, t), g.ws[1], 0, 0, 0, 0);
         }
     });
 }

@@ -117,6 +117,26 @@ inline int64_t conv_grain(int64_t macs) { return 1 + kConvGrainMacs / (macs > 0 
 inline int64_t div_floor(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 inline int64_t div_ceil(int64_t a, int64_t b) { return -div_floor(-a, b); }
 
+// The element offset in w of filter tap t, the taps numbered (kd * KH + kh)
+// * KW + kw in x order (flipped in CONVOLUTION mode).
+inline int64_t tap_filter_offset(const ops::ConvGeometry &g, int64_t t) {
+    return g.filter_offset(t / (g.k[2] * g.k[1]), t / g.k[2] % g.k[1], t % g.k[2]);
+}
+
+// Output pixel p of an image as (od, oh, ow), stepped in pixel order.
+struct OutputPixel {
+    int64_t od, oh, ow;
+    OutputPixel(const ops::ConvGeometry &g, int64_t p)
+        : od(p / (g.out[2] * g.out[1])), oh(p / g.out[2] % g.out[1]), ow(p % g.out[2]) {}
+    void next(const ops::ConvGeometry &g) {
+        if (++ow < g.out[2]) return;
+        ow = 0;
+        if (++oh < g.out[1]) return;
+        oh = 0;
+        ++od;
+    }
+};
+
 // Calls fn(kd, kh, id, ih) for each filter row (kd, kh) of output row (od,
 // oh) whose input row (id, ih) is inside x (not padding).
 template <class Fn>
