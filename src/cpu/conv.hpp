@@ -127,6 +127,10 @@ struct ConvBackwardPlan {
     // part order.
     int64_t k_parts = 1;
     int64_t partial_elems = 0;
+    // Filter, several GEMMs per group (the taps of a strided filter): dy of
+    // each group and part packed once (GemmKernels::pack_a) for all of its
+    // taps' GEMMs, dy_pack_elems per group and part (else 0).
+    int64_t dy_pack_elems = 0;
     // Filter, first layers (few input channels, plan_im2col): x
     // gathered per output pixel into all C * taps columns (im2col), straight
     // into the GEMM engine's packed B, for chunks of up to kc pixels of one

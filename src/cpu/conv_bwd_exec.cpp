@@ -122,6 +122,12 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
         bp.k_parts = std::max<int64_t>(bp.k_parts, 1);
     }
     bp.partial_elems = bp.k_parts > 1 ? gemms * bp.k_parts * g.ocg * gemm_n : 0;
+    if (gemms > g.groups) {
+        const auto packed_a_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).packed_a_size
+                                                                   : gemm_kernels<float>(h.isa).packed_a_size;
+        const int64_t part_pixels = (pl.m_virtual + bp.k_parts - 1) / bp.k_parts;
+        bp.dy_pack_elems = static_cast<int64_t>(round64(packed_a_size(g.ocg, bp.images * part_pixels)) / esize);
+    }
     bp.outer_parallel = threads > 1 && gemms * bp.k_parts >= 2 * threads && g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
     bp.gemm_ws_bytes = ws_size(ExecContext{bp.outer_parallel ? 1 : threads}, g.ocg, gemm_n, bp.images * pl.m_virtual);
@@ -129,6 +135,7 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
                                    round64(bp.gemm_ws_bytes);
     bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +
                          round64(static_cast<std::size_t>(bp.partial_elems) * esize) +
+                         static_cast<std::size_t>(g.groups * bp.k_parts * bp.dy_pack_elems) * esize +
                          static_cast<std::size_t>(bp.images) * image_bytes +
                          static_cast<std::size_t>(bp.workers) * per_worker;
     return kSuccess;
