@@ -116,8 +116,10 @@ TEST_P(ConvBwdGradient, FiniteDifferencesMatchEveryDirection) {
 INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdGradient, ::testing::ValuesIn(isa_levels()));
 
 // The GEMM algorithms (backward filter also on a first layer: its im2col
-// path, 8 parts; and on strided 3x3s, grouped or in 2 parts: a GEMM per
-// tap, dy packed once per group and part for all of them) and backward filter's
+// path, 8 parts; on strided 3x3s, grouped or in 2 parts: a GEMM per tap,
+// dy packed once per group and part for all of them; on 1x1s in parts of
+// the batch's pixels: one GEMM per part channels last, one per image
+// spanned channels first, there computing dW^T) and backward filter's
 // WINOGRAD_NONFUSED (on the 3x3: two blocks of 256 tiles) give the same
 // bits run after run and for 1, 2 or 3 threads.
 TEST(ConvBwdDeterminism, SameBitsForAnyThreadCount) {
@@ -130,7 +132,8 @@ TEST(ConvBwdDeterminism, SameBitsForAnyThreadCount) {
     for (const Case &k : {Case{"ic24ih30oc40kh3ph1", 8, Layout::nchw}, Case{"ic24ih30oc40kh3ph1", 8, Layout::nhwc},
                           Case{"ic3ih40oc16kh7sh2ph3", 2, Layout::nhwc},
                           Case{"ic24ih30oc40kh3sh2ph1", 8, Layout::nhwc},
-                          Case{"g2ic24ih30oc40kh3sh2ph1", 8, Layout::nchw}}) {
+                          Case{"g2ic24ih30oc40kh3sh2ph1", 8, Layout::nchw},
+                          Case{"ic24ih20oc40kh1", 8, Layout::nhwc}, Case{"ic40ih20oc24kh1", 8, Layout::nchw}}) {
         ConvCase c = make_case(k.shape, k.mb, k.layout);
         ConvSetup s(c);
         std::unique_ptr<Tensor> dy = s.like_y();

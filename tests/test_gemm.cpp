@@ -353,6 +353,25 @@ TEST_P(Gemm, CacheBlocksAndThreadSplits) {
     });
 }
 
+// op(A) = A^T with many rows and few columns of C: the tiles read A's
+// steps in place (TileA::steps), partial last slivers and past one mc block
+// of rows, over several reduction blocks.
+TEST_P(Gemm, TransposedAInPlace) {
+    SKIP_IF_NO_ISA();
+    for_each_type([&]<class T>() {
+        const GemmBlocking bl = blocking<T>();
+        for (int64_t m : {int64_t{64}, int64_t{67}, bl.mc + 2 * bl.mr + 3})
+            for (int64_t n : {int64_t{1}, int64_t{17}, int64_t{bl.nr}, int64_t{2 * bl.nr}})
+                for (double beta : {0.0, 0.5}) {
+                    Case cs;
+                    cs.ta = true, cs.m = m, cs.n = n, cs.k = bl.kc + 3;
+                    cs.pad_a = 3, cs.pad_b = 2, cs.pad_c = 1;
+                    cs.alpha = 1.25, cs.beta = beta;
+                    check_case<T>(isa(), cs);
+                }
+    });
+}
+
 TEST_P(Gemm, AlphaZeroAndEmptyReductionReadNeitherOperand) {
     SKIP_IF_NO_ISA();
     for_each_type([&]<class T>() {

@@ -131,6 +131,16 @@ struct ConvBackwardPlan {
     // each group and part packed once (GemmKernels::pack_a) for all of its
     // taps' GEMMs, dy_pack_elems per group and part (else 0).
     int64_t dy_pack_elems = 0;
+    // Filter, 1x1 (taps 1, pixel_ranges): each part a range of the chunk's
+    // pixels, image after image, not the same pixels of every image: one
+    // GEMM per image it spans, its larger operand read in place by the
+    // tiles (not packed), and only one GEMM when the images lie back to
+    // back in x (or its planes) and dy, channels last (dy^T read in place,
+    // TileA::steps). Channels first when images have at least a reduction
+    // block of pixels; with more input than output channels the GEMMs
+    // compute dW^T = x dy^T (swap_filter_gemm; x's rows in place) and the
+    // sum of the parts transposes it.
+    bool pixel_ranges = false, images_back_to_back = false, swap_filter_gemm = false;
     // Filter, first layers (few input channels, plan_im2col): x
     // gathered per output pixel into all C * taps columns (im2col), straight
     // into the GEMM engine's packed B, for chunks of up to kc pixels of one

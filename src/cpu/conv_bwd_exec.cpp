@@ -122,6 +122,14 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
         bp.k_parts = std::max<int64_t>(bp.k_parts, 1);
     }
     bp.partial_elems = bp.k_parts > 1 ? gemms * bp.k_parts * g.ocg * gemm_n : 0;
+    const int64_t x_image = pl.x_direct ? g.xs[0] : pl.image_elems, dy_image = bp.dy_direct ? g.ys[0] : bp.dy_image_elems;
+    bp.images_back_to_back = pl.channels_last && x_image == pl.m_virtual * pl.pix_stride &&
+                             dy_image == pl.m_virtual * bp.dy_pix_stride;
+    const int64_t kc = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).blocking.kc
+                                                       : gemm_kernels<float>(h.isa).blocking.kc;
+    bp.pixel_ranges = pl.taps == 1 && pl.phases == 1 && pl.tap_pixel[0] == 0 &&
+                      (bp.images_back_to_back || (!pl.channels_last && pl.m_virtual >= kc));
+    bp.swap_filter_gemm = bp.pixel_ranges && !pl.channels_last && bp.k_parts > 1 && g.icg > g.ocg;
     if (gemms > g.groups) {
         const auto packed_a_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).packed_a_size
                                                                    : gemm_kernels<float>(h.isa).packed_a_size;
@@ -130,7 +138,9 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     }
     bp.outer_parallel = threads > 1 && gemms * bp.k_parts >= 2 * threads && g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
-    bp.gemm_ws_bytes = ws_size(ExecContext{bp.outer_parallel ? 1 : threads}, g.ocg, gemm_n, bp.images * pl.m_virtual);
+    const ExecContext inner{bp.outer_parallel ? 1 : threads};
+    const int64_t kt = bp.images * pl.m_virtual;
+    bp.gemm_ws_bytes = bp.swap_filter_gemm ? ws_size(inner, gemm_n, g.ocg, kt) : ws_size(inner, g.ocg, gemm_n, kt);
     const std::size_t per_worker = 2 * round64(static_cast<std::size_t>(bp.images) * sizeof(void *)) +
                                    round64(bp.gemm_ws_bytes);
     bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +

@@ -134,18 +134,79 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             }
             gk.brgemm(inner, a, gemm_ws);
         };
+        // A 1x1 filter's part w % parts of group w / parts in pixel_ranges:
+        // the range [k0, k1) of the chunk's nb * m_virtual pixels, image
+        // after image, in one GEMM per image it spans (one for all when
+        // they lie back to back), each adding to the C of the one before.
+        auto range_item = [&](int64_t w, void *gemm_ws, const ExecContext &inner) {
+            const int64_t grp = w / parts, part = w % parts, pixels = nb * pl.m_virtual;
+            const int64_t k0 = pixels * part / parts, k1 = pixels * (part + 1) / parts;
+            const Dest d = dest(grp);
+            for (int64_t s = k0; s < k1;) {
+                const int64_t img = bp.images_back_to_back ? 0 : s / pl.m_virtual, p0 = s - img * pl.m_virtual;
+                const int64_t len = bp.images_back_to_back ? k1 - s : imin_(pl.m_virtual - p0, k1 - s);
+                const C *xs = (pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + img) * g.xs[0]
+                                           : planes + img * pl.image_elems) +
+                              grp * icg * pl.chan_stride + p0 * pl.pix_stride;
+                const C *ds = (bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + img) * g.ys[0]
+                                            : grid + img * bp.dy_image_elems) +
+                              grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride) +
+                              p0 * (pl.channels_last ? bp.dy_pix_stride : 1);
+                GemmArgs<C> a;
+                a.k = len;
+                if (bp.swap_filter_gemm) {
+                    // dW^T = x dy^T (channels first), x's rows read in place.
+                    a.m = icg, a.n = ocg, a.a = xs, a.lda = pl.chan_stride;
+                    a.b = ds, a.trans_b = true, a.ldb = bp.dy_chan_stride;
+                } else {
+                    a.m = ocg, a.n = icg, a.a = ds, a.trans_a = trans_a, a.lda = lda;
+                    a.b = xs, a.trans_b = !pl.channels_last, a.ldb = pl.channels_last ? pl.pix_stride : pl.chan_stride;
+                }
+                if (parts == 1) a.c = d.c, a.ldc = d.ldc, a.alpha = d.alpha, a.beta = s == k0 ? d.beta : C(1);
+                else a.c = partial + w * ocg * icg, a.ldc = a.n, a.alpha = 1, a.beta = s == k0 ? C(0) : C(1);
+                gk.gemm(inner, a, gemm_ws);
+                s += len;
+            }
+        };
+        auto run_item = [&](int64_t w, const Worker &wk, const ExecContext &inner) {
+            if (bp.pixel_ranges) range_item(w, wk.gemm_ws, inner);
+            else item(w, wk.a, wk.b, wk.gemm_ws, inner);
+        };
         if (bp.outer_parallel) {
             // Whole GEMMs or parts per thread: no GEMM splits its small C, nor packs an operand twice.
 #pragma omp parallel num_threads(nworkers)
             {
                 const int tid = omp_get_thread_num(), team = omp_get_num_threads();
-                for (int64_t w = tid; w < gemms * parts; w += team)
-                    item(w, workers[tid].a, workers[tid].b, workers[tid].gemm_ws, ExecContext{1});
+                for (int64_t w = tid; w < gemms * parts; w += team) run_item(w, workers[tid], ExecContext{1});
             }
         } else {
-            for (int64_t w = 0; w < gemms * parts; ++w) item(w, workers[0].a, workers[0].b, workers[0].gemm_ws, ctx);
+            for (int64_t w = 0; w < gemms * parts; ++w) run_item(w, workers[0], ctx);
         }
         if (parts == 1) continue;
+        if (bp.swap_filter_gemm) {
+            // The parts of dW^T (icg x ocg each) added in part order into
+            // dW: 16 output channels at a time, a line of each partial row.
+            constexpr int64_t kOcBlock = 16;
+            const int64_t oblocks = (ocg + kOcBlock - 1) / kOcBlock;
+            parallel_ranges(ctx, gemms * oblocks, conv_grain(n_cols * kOcBlock), [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                    const int64_t q = r / oblocks, oc0 = r % oblocks * kOcBlock, on = imin_(kOcBlock, ocg - oc0);
+                    const Dest d = dest(q);
+                    const C *src = partial + q * parts * ocg * n_cols + oc0;
+                    for (int64_t j = 0; j < n_cols; ++j) {
+                        C v[kOcBlock];
+                        for (int64_t l = 0; l < on; ++l) v[l] = src[j * ocg + l];
+                        for (int64_t part = 1; part < parts; ++part)
+                            for (int64_t l = 0; l < on; ++l) v[l] += src[(part * n_cols + j) * ocg + l];
+                        for (int64_t l = 0; l < on; ++l) {
+                            C *out = d.c + (oc0 + l) * d.ldc + j;
+                            *out = d.beta == C(0) ? d.alpha * v[l] : d.alpha * v[l] + d.beta * *out;
+                        }
+                    }
+                }
+            });
+            continue;
+        }
         // The parts of each GEMM added in part order (the same bits on any thread count).
         parallel_ranges(ctx, gemms * ocg, conv_grain(n_cols), [&](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r) {

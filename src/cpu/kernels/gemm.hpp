@@ -160,15 +160,17 @@ void f32_pack_strided(const float *src, int64_t ld, int64_t len, int lanes, floa
 }
 
 // The MR x (NV * W) register tile, B sliver rows NR elements apart; NV below
-// the full count serves the last, narrower sliver of C. A is a packed sliver
-// (InPlace false: kc groups of MR values) or read in place (row r at ap + r
-// * lda, its kc steps contiguous; rows past mr repeat row 0, never read
-// beyond A). Out of line: inlined into the engine's loops, the tile shared
-// the registers with their live values and GCC kept a B vector on the stack
-// (an extra load per FMA row; 3-5% of 1x1 convolutions).
-template <class T, int MR, int NR, int NV, bool InPlace>
+// the full count serves the last, narrower sliver of C. A (TileA) is a
+// packed sliver (kc groups of MR values) or read in place: row r at ap + r
+// * lda with its kc steps contiguous (rows), or step p's MR values
+// contiguous at ap + p * lda (steps: op(A) = A^T); rows past mr repeat row
+// 0, never read beyond A. Out of line: inlined into the engine's loops, the
+// tile shared the registers with their live values and GCC kept a B vector
+// on the stack (an extra load per FMA row; 3-5% of 1x1 convolutions).
+template <class T, int MR, int NR, int NV, TileA Mode>
 [[gnu::noinline]] void gemm_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
                                  const TileOut<T> &o) {
+    constexpr bool InPlace = Mode == TileA::rows;
     using X = Vec<T>;
     using V = typename X::V;
     constexpr int kLine = 64 / sizeof(T);  // elements per cache line
@@ -206,9 +208,18 @@ template <class T, int MR, int NR, int NV, bool InPlace>
                 _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap) +
                                                             uintptr_t((MR + r) * lda + p) * sizeof(T)),
                              _MM_HINT_T0);
+        // Steps: each step's values share a line with the next sliver's;
+        // the lines 16 steps on are fetched (strided: the hardware follows
+        // few such streams).
+        if constexpr (Mode == TileA::steps)
+            _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap) +
+                                                        uintptr_t((p + 16) * lda) * sizeof(T)),
+                         _MM_HINT_T0);
 #pragma GCC unroll 8
         for (int r = 0; r < MR; ++r) {
-            const V a = X::set1(InPlace ? arow[r][p] : ap[p * MR + r]);
+            const V a = X::set1(Mode == TileA::rows    ? arow[r][p]
+                                : Mode == TileA::steps ? ap[p * lda + (r < mr ? r : 0)]
+                                                       : ap[p * MR + r]);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; ++v) acc[r][v] = X::fmadd(a, b[v], acc[r][v]);
         }
@@ -244,19 +255,20 @@ struct VecTile {
         else pack_lanes_strided<W>(src, ld, len, lanes, d);
     }
 
-    static void tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
-                     const TileOut<T> &o) {
-        if (lda) tile_nv<true>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else tile_nv<false>(kc, ap, 0, bp, c, ldc, mr, nr, o);
+    static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr,
+                     int nr, const TileOut<T> &o) {
+        if (mode == TileA::rows) tile_nv<TileA::rows>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        else if (mode == TileA::steps) tile_nv<TileA::steps>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        else tile_nv<TileA::packed>(kc, ap, 0, bp, c, ldc, mr, nr, o);
     }
 
-    template <bool InPlace>
+    template <TileA Mode>
     static void tile_nv(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
                         const TileOut<T> &o) {
         constexpr int w = Vec<T>::W;
-        if (nr > 2 * w) gemm_tile<T, MR, NR, 3, InPlace>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else if (nr > w) gemm_tile<T, MR, NR, 2, InPlace>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else gemm_tile<T, MR, NR, 1, InPlace>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        if (nr > 2 * w) gemm_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        else if (nr > w) gemm_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        else gemm_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
     }
 };
 
