@@ -128,7 +128,7 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     const int64_t kc = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).blocking.kc
                                                        : gemm_kernels<float>(h.isa).blocking.kc;
     bp.pixel_ranges = pl.taps == 1 && pl.phases == 1 && pl.tap_pixel[0] == 0 &&
-                      (bp.images_back_to_back || (!pl.channels_last && pl.m_virtual >= kc));
+                      (bp.images_back_to_back || (!pl.channels_last && 2 * pl.m_virtual >= kc));
     bp.swap_filter_gemm = bp.pixel_ranges && !pl.channels_last && bp.k_parts > 1 && g.icg > g.ocg;
     if (gemms > g.groups) {
         const auto packed_a_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).packed_a_size
