@@ -116,7 +116,7 @@ TEST_P(ConvBwdGradient, FiniteDifferencesMatchEveryDirection) {
 INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdGradient, ::testing::ValuesIn(isa_levels()));
 
 // The GEMM algorithms (backward filter also on a first layer: its im2col
-// path, 8 parts; on strided 3x3s, grouped or in 2 parts: a GEMM per tap,
+// path, 8 parts, x copied channels last when channels first; on strided 3x3s, grouped or in 2 parts: a GEMM per tap,
 // dy packed once per group and part for all of them; on 1x1s in parts of
 // the batch's pixels: one GEMM per part channels last, one per image
 // spanned channels first, there computing dW^T) and backward filter's
@@ -130,7 +130,7 @@ TEST(ConvBwdDeterminism, SameBitsForAnyThreadCount) {
         Layout layout;
     };
     for (const Case &k : {Case{"ic24ih30oc40kh3ph1", 8, Layout::nchw}, Case{"ic24ih30oc40kh3ph1", 8, Layout::nhwc},
-                          Case{"ic3ih40oc16kh7sh2ph3", 2, Layout::nhwc},
+                          Case{"ic3ih40oc16kh7sh2ph3", 2, Layout::nhwc}, Case{"ic3ih40oc16kh7sh2ph3", 2, Layout::nchw},
                           Case{"ic24ih30oc40kh3sh2ph1", 8, Layout::nhwc},
                           Case{"g2ic24ih30oc40kh3sh2ph1", 8, Layout::nchw},
                           Case{"ic24ih20oc40kh1", 8, Layout::nhwc}, Case{"ic40ih20oc24kh1", 8, Layout::nchw}}) {

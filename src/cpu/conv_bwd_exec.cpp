@@ -191,7 +191,9 @@ bool plan_im2col(const Handle &h, const ops::ConvBackwardProblem &p, Direction d
         bp.workers = bp.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, bp.k_parts, 64})) : 1;
         bp.gemm_ws_bytes = ws_size(ExecContext{1}, g.ocg, cols, bp.im2col_chunk);
         const int64_t packed_x = (cols + blk.nr - 1) / blk.nr * blk.nr * bp.im2col_chunk;
-        per_worker = round64(static_cast<std::size_t>(packed_x) * esize);
+        if (g.icg > 1 && g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1)) bp.im2col_x_image = image_elems;
+        per_worker = round64(static_cast<std::size_t>(packed_x) * esize) +
+                     round64(static_cast<std::size_t>(bp.im2col_x_image) * esize);
     } else {
         // Whole images per worker (each dx element summed by one thread in
         // pixel order); with fewer images than threads, the GEMMs split.

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include "cpu/kernels/util/conv_common.hpp"
+#include "cpu/kernels/util/transpose.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
@@ -347,25 +348,41 @@ void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
     C *partial = cur.take<C>(bp.partial_elems);  // [part][oc][col]
     struct Worker {
         C *packed;
+        T *x_image;
         void *gemm_ws;
     };
     Worker workers[64];
     const int nworkers = bp.workers < 64 ? bp.workers : 64;
     for (int t = 0; t < nworkers; ++t) {
         workers[t].packed = cur.take<C>(cols_padded * bp.im2col_chunk);
+        workers[t].x_image = cur.take<T>(bp.im2col_x_image);
         workers[t].gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
     }
     const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
+    // x channels first: the gather reads a channels-last copy of the image
+    // (ConvBackwardPlan::im2col_x_image), geometry gx.
+    ops::ConvGeometry gx = g;
+    if (bp.im2col_x_image != 0) {
+        gx.xs[1] = 1, gx.xs[4] = g.icg, gx.xs[3] = g.in[2] * g.icg, gx.xs[2] = g.in[1] * g.in[2] * g.icg;
+        gx.xs[0] = bp.im2col_x_image;
+    }
+    const int64_t pixels_in = g.in[0] * g.in[1] * g.in[2];
     // Part w: the chunks [chunks * w / parts, chunks * (w + 1) / parts), in order.
     auto part = [&](int64_t w, const Worker &wk) {
         C *c = partial + w * ocg * cols;
         const int64_t c0 = chunks * w / parts, c1 = chunks * (w + 1) / parts;
+        int64_t copied = -1;  // the image in wk.x_image
         for (int64_t q = c0; q < c1; ++q) {
             const int64_t img = q / bp.im2col_chunks, p0 = q % bp.im2col_chunks * bp.im2col_chunk;
             const int64_t k = imin_(bp.im2col_chunk, pixels - p0);
             const T *ximg = x + img * g.xs[0];
+            if (bp.im2col_x_image != 0) {
+                if (img != copied) transpose_elements(sizeof(T), ximg, g.xs[1], wk.x_image, g.icg, pixels_in, g.icg);
+                copied = img;
+                ximg = wk.x_image;
+            }
             OutputPixel px(g, p0);
-            for (int64_t r = 0; r < k; ++r, px.next(g)) im2col_row(g, ximg, px.od, px.oh, px.ow, nr, k, r, wk.packed);
+            for (int64_t r = 0; r < k; ++r, px.next(g)) im2col_row(gx, ximg, px.od, px.oh, px.ow, nr, k, r, wk.packed);
             GemmArgs<C> a;
             a.m = ocg;
             a.n = cols;
