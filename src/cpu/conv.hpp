@@ -140,8 +140,12 @@ struct ConvBackwardPlan {
     // reduction block of pixels (each GEMM reads and writes all of C: on
     // 7x7 images 15% slower than the batch-reduce); with more input than
     // output channels the GEMMs compute dW^T = x dy^T (swap_filter_gemm;
-    // x's rows in place) and the sum of the parts transposes it.
+    // x's rows in place) and the sum of the parts transposes it. Channels
+    // first with several taps (a strided 3x3, more than one part): always
+    // dW_t^T = x_t dy^T, each image's dy^T packed once (dyt_pack_elems per
+    // worker) for all taps, x_t's rows read in place: no transposed x.
     bool pixel_ranges = false, images_back_to_back = false, swap_filter_gemm = false;
+    int64_t dyt_pack_elems = 0;
     // Filter, first layers (few input channels, plan_im2col): x
     // gathered per output pixel into all C * taps columns (im2col), straight
     // into the GEMM engine's packed B, for chunks of up to kc pixels of one

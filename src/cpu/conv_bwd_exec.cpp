@@ -114,10 +114,18 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     // kFilterMinPartPixels over the batch's images and a pixel of each, the
     // partial sums within kFilterMaxPartialBytes. Single GEMMs split over the
     // threads packed all of dy on every thread.
-    const bool split = gemms < kFilterItems && g.flops() >= 1e6;
+    // Channels first with several taps and images of at least half a
+    // reduction block (pixel_ranges): an item is a part of a group's pixels
+    // for all of its taps.
+    const int64_t kc = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).blocking.kc
+                                                       : gemm_kernels<float>(h.isa).blocking.kc;
+    const bool long_images = !pl.channels_last && 2 * pl.m_virtual >= kc;
+    const bool tap_ranges = long_images && pl.taps > 1 && !bp.merge_w_taps;
+    const int64_t units = tap_ranges ? g.groups : gemms;
+    const bool split = units < kFilterItems && g.flops() >= 1e6;
     if (split) {
         const int64_t sums_bytes = gemms * g.ocg * gemm_n * static_cast<int64_t>(esize);
-        bp.k_parts = std::min({(kFilterItems + gemms - 1) / gemms, bp.images * pl.m_virtual / kFilterMinPartPixels,
+        bp.k_parts = std::min({(kFilterItems + units - 1) / units, bp.images * pl.m_virtual / kFilterMinPartPixels,
                                pl.m_virtual, static_cast<int64_t>(kFilterMaxPartialBytes) / sums_bytes});
         bp.k_parts = std::max<int64_t>(bp.k_parts, 1);
     }
@@ -125,24 +133,27 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     const int64_t x_image = pl.x_direct ? g.xs[0] : pl.image_elems, dy_image = bp.dy_direct ? g.ys[0] : bp.dy_image_elems;
     bp.images_back_to_back = pl.channels_last && x_image == pl.m_virtual * pl.pix_stride &&
                              dy_image == pl.m_virtual * bp.dy_pix_stride;
-    const int64_t kc = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).blocking.kc
-                                                       : gemm_kernels<float>(h.isa).blocking.kc;
-    bp.pixel_ranges = pl.taps == 1 && pl.phases == 1 && pl.tap_pixel[0] == 0 &&
-                      (bp.images_back_to_back || (!pl.channels_last && 2 * pl.m_virtual >= kc));
-    bp.swap_filter_gemm = bp.pixel_ranges && !pl.channels_last && bp.k_parts > 1 && g.icg > g.ocg;
-    if (gemms > g.groups) {
+    const bool one_tap = pl.taps == 1 && pl.phases == 1 && pl.tap_pixel[0] == 0;
+    bp.pixel_ranges = (one_tap && (bp.images_back_to_back || long_images)) || (tap_ranges && bp.k_parts > 1);
+    bp.swap_filter_gemm = bp.pixel_ranges && !pl.channels_last && bp.k_parts > 1 && (g.icg > g.ocg || pl.taps > 1);
+    if (bp.pixel_ranges && pl.taps > 1) {
+        const auto packed_b_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).packed_b_size
+                                                                   : gemm_kernels<float>(h.isa).packed_b_size;
+        bp.dyt_pack_elems = static_cast<int64_t>(round64(packed_b_size(g.ocg, pl.m_virtual)) / esize);
+    } else if (gemms > g.groups) {
         const auto packed_a_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).packed_a_size
                                                                    : gemm_kernels<float>(h.isa).packed_a_size;
         const int64_t part_pixels = (pl.m_virtual + bp.k_parts - 1) / bp.k_parts;
         bp.dy_pack_elems = static_cast<int64_t>(round64(packed_a_size(g.ocg, bp.images * part_pixels)) / esize);
     }
-    bp.outer_parallel = threads > 1 && gemms * bp.k_parts >= 2 * threads && g.flops() >= 1e6;
+    bp.outer_parallel = threads > 1 && (bp.pixel_ranges && pl.taps > 1 ? units : gemms) * bp.k_parts >= 2 * threads &&
+                        g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
     const ExecContext inner{bp.outer_parallel ? 1 : threads};
     const int64_t kt = bp.images * pl.m_virtual;
     bp.gemm_ws_bytes = bp.swap_filter_gemm ? ws_size(inner, gemm_n, g.ocg, kt) : ws_size(inner, g.ocg, gemm_n, kt);
     const std::size_t per_worker = 2 * round64(static_cast<std::size_t>(bp.images) * sizeof(void *)) +
-                                   round64(bp.gemm_ws_bytes);
+                                   round64(bp.gemm_ws_bytes) + static_cast<std::size_t>(bp.dyt_pack_elems) * esize;
     bp.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.wr_elems) * esize) +
                          round64(static_cast<std::size_t>(bp.partial_elems) * esize) +
                          static_cast<std::size_t>(g.groups * bp.k_parts * bp.dy_pack_elems) * esize +

@@ -29,6 +29,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
     struct Worker {
         const C **a, **b;
         void *gemm_ws;
+        C *dyt;  // pixel_ranges with taps: dy^T of a segment, packed
     };
     Worker workers[64];
     const int nworkers = bp.workers < 64 ? bp.workers : 64;
@@ -36,6 +37,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
         workers[t].a = cur.take<const C *>(nb_max);
         workers[t].b = cur.take<const C *>(nb_max);
         workers[t].gemm_ws = cur.take<unsigned char>(static_cast<int64_t>(bp.gemm_ws_bytes));
+        workers[t].dyt = cur.take<C>(bp.dyt_pack_elems);
     }
     const C alpha = static_cast<C>(p.alpha), beta = static_cast<C>(p.beta);
     const T *x = static_cast<const T *>(o.x), *dy = static_cast<const T *>(o.dy);
@@ -139,10 +141,11 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
         // the range [k0, k1) of the chunk's nb * m_virtual pixels, image
         // after image, in one GEMM per image it spans (one for all when
         // they lie back to back), each adding to the C of the one before.
-        auto range_item = [&](int64_t w, void *gemm_ws, const ExecContext &inner) {
+        // With several taps (channels first), each image segment's dy^T is
+        // packed once and every tap's GEMM dW_t^T += x_t dy^T reads it.
+        auto range_item = [&](int64_t w, const Worker &wk, const ExecContext &inner) {
             const int64_t grp = w / parts, part = w % parts, pixels = nb * pl.m_virtual;
             const int64_t k0 = pixels * part / parts, k1 = pixels * (part + 1) / parts;
-            const Dest d = dest(grp);
             for (int64_t s = k0; s < k1;) {
                 const int64_t img = bp.images_back_to_back ? 0 : s / pl.m_virtual, p0 = s - img * pl.m_virtual;
                 const int64_t len = bp.images_back_to_back ? k1 - s : imin_(pl.m_virtual - p0, k1 - s);
@@ -153,35 +156,48 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                                             : grid + img * bp.dy_image_elems) +
                               grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride) +
                               p0 * (pl.channels_last ? bp.dy_pix_stride : 1);
-                GemmArgs<C> a;
-                a.k = len;
-                if (bp.swap_filter_gemm) {
-                    // dW^T = x dy^T (channels first), x's rows read in place.
-                    a.m = icg, a.n = ocg, a.a = xs, a.lda = pl.chan_stride;
-                    a.b = ds, a.trans_b = true, a.ldb = bp.dy_chan_stride;
-                } else {
-                    a.m = ocg, a.n = icg, a.a = ds, a.trans_a = trans_a, a.lda = lda;
-                    a.b = xs, a.trans_b = !pl.channels_last, a.ldb = pl.channels_last ? pl.pix_stride : pl.chan_stride;
+                if (bp.dyt_pack_elems != 0) gk.pack_b(inner, true, ocg, len, 1, &ds, bp.dy_chan_stride, wk.dyt);
+                for (int64_t t = 0; t < taps; ++t) {
+                    const int64_t q = grp * taps + t;
+                    GemmArgs<C> a;
+                    a.k = len;
+                    if (bp.swap_filter_gemm) {
+                        // dW_t^T = x_t dy^T (channels first), x_t's rows read in place.
+                        a.m = icg, a.n = ocg, a.lda = pl.chan_stride;
+                        a.a = xs + pl.tap_phase[t] * pl.phase_stride + pl.tap_pixel[t] * pl.pix_stride;
+                        a.b = ds, a.trans_b = true, a.ldb = bp.dy_chan_stride;
+                        if (bp.dyt_pack_elems != 0) a.b_packed = wk.dyt;
+                    } else {
+                        a.m = ocg, a.n = icg, a.a = ds, a.trans_a = trans_a, a.lda = lda;
+                        a.b = xs, a.trans_b = !pl.channels_last;
+                        a.ldb = pl.channels_last ? pl.pix_stride : pl.chan_stride;
+                    }
+                    if (parts == 1) {
+                        const Dest d = dest(q);
+                        a.c = d.c, a.ldc = d.ldc, a.alpha = d.alpha, a.beta = s == k0 ? d.beta : C(1);
+                    } else {
+                        a.c = partial + (q * parts + part) * ocg * icg, a.ldc = a.n, a.alpha = 1;
+                        a.beta = s == k0 ? C(0) : C(1);
+                    }
+                    gk.gemm(inner, a, wk.gemm_ws);
                 }
-                if (parts == 1) a.c = d.c, a.ldc = d.ldc, a.alpha = d.alpha, a.beta = s == k0 ? d.beta : C(1);
-                else a.c = partial + w * ocg * icg, a.ldc = a.n, a.alpha = 1, a.beta = s == k0 ? C(0) : C(1);
-                gk.gemm(inner, a, gemm_ws);
                 s += len;
             }
         };
         auto run_item = [&](int64_t w, const Worker &wk, const ExecContext &inner) {
-            if (bp.pixel_ranges) range_item(w, wk.gemm_ws, inner);
+            if (bp.pixel_ranges) range_item(w, wk, inner);
             else item(w, wk.a, wk.b, wk.gemm_ws, inner);
         };
+        const int64_t items = (bp.pixel_ranges ? g.groups : gemms) * parts;
         if (bp.outer_parallel) {
             // Whole GEMMs or parts per thread: no GEMM splits its small C, nor packs an operand twice.
 #pragma omp parallel num_threads(nworkers)
             {
                 const int tid = omp_get_thread_num(), team = omp_get_num_threads();
-                for (int64_t w = tid; w < gemms * parts; w += team) run_item(w, workers[tid], ExecContext{1});
+                for (int64_t w = tid; w < items; w += team) run_item(w, workers[tid], ExecContext{1});
             }
         } else {
-            for (int64_t w = 0; w < gemms * parts; ++w) run_item(w, workers[0], ctx);
+            for (int64_t w = 0; w < items; ++w) run_item(w, workers[0], ctx);
         }
         if (parts == 1) continue;
         if (bp.swap_filter_gemm) {
