@@ -146,7 +146,8 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
         const int64_t part_pixels = (pl.m_virtual + bp.k_parts - 1) / bp.k_parts;
         bp.dy_pack_elems = static_cast<int64_t>(round64(packed_a_size(g.ocg, bp.images * part_pixels)) / esize);
     }
-    bp.outer_parallel = threads > 1 && (bp.pixel_ranges && pl.taps > 1 ? units : gemms) * bp.k_parts >= 2 * threads &&
+    // Items: a part of a GEMM, or with pixel_ranges a part of a group (all its taps).
+    bp.outer_parallel = threads > 1 && (bp.pixel_ranges ? g.groups : gemms) * bp.k_parts >= 2 * threads &&
                         g.flops() >= 1e6;
     bp.workers = bp.outer_parallel ? std::min(threads, 64) : 1;
     const ExecContext inner{bp.outer_parallel ? 1 : threads};

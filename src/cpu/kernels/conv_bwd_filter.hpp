@@ -86,14 +86,21 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
                             i0 == 0 ? beta : C(1)};
             return Dest{sums + (grp * taps + t) * ocg * icg, icg, C(1), i0 == 0 ? C(0) : C(1)};
         };
+        // Group grp of the chunk's image i at pixel pix: x (or its planes,
+        // phase 0) and dy (or its grid).
+        auto x_at = [&](int64_t i, int64_t grp, int64_t pix) {
+            const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0] : planes + i * pl.image_elems;
+            return xi + grp * icg * pl.chan_stride + pix * pl.pix_stride;
+        };
+        auto dy_at = [&](int64_t i, int64_t grp, int64_t pix) {
+            const C *di = bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + i) * g.ys[0]
+                                       : grid + i * bp.dy_image_elems;
+            return di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride) +
+                   pix * (pl.channels_last ? bp.dy_pix_stride : 1);
+        };
         // The dy of group grp's part of the pixels, [k0, k1) of each image.
         auto dy_part = [&](int64_t grp, int64_t k0, const C **a_ptr) {
-            for (int64_t i = 0; i < nb; ++i) {
-                const C *di = bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + i) * g.ys[0]
-                                           : grid + i * bp.dy_image_elems;
-                a_ptr[i] = di + grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride) +
-                           k0 * (pl.channels_last ? bp.dy_pix_stride : 1);
-            }
+            for (int64_t i = 0; i < nb; ++i) a_ptr[i] = dy_at(i, grp, k0);
         };
         const bool trans_a = pl.channels_last;
         const int64_t lda = pl.channels_last ? bp.dy_pix_stride : bp.dy_chan_stride;
@@ -111,12 +118,8 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             const int64_t q = w / parts, part = w % parts;
             const int64_t grp = q * row_taps / taps, t = q * row_taps % taps;
             const int64_t k0 = pl.m_virtual * part / parts, k1 = pl.m_virtual * (part + 1) / parts;
-            for (int64_t i = 0; i < nb; ++i) {
-                const C *xi = pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + i) * g.xs[0]
-                                          : planes + i * pl.image_elems;
-                b_ptr[i] = xi + grp * icg * pl.chan_stride + pl.tap_phase[t] * pl.phase_stride +
-                           (pl.tap_pixel[t] + k0) * pl.pix_stride;
-            }
+            for (int64_t i = 0; i < nb; ++i)
+                b_ptr[i] = x_at(i, grp, pl.tap_pixel[t] + k0) + pl.tap_phase[t] * pl.phase_stride;
             dy_part(grp, k0, a_ptr);
             BrgemmArgs<C> a;
             a.m = ocg;
@@ -149,13 +152,7 @@ void gemm_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const
             for (int64_t s = k0; s < k1;) {
                 const int64_t img = bp.images_back_to_back ? 0 : s / pl.m_virtual, p0 = s - img * pl.m_virtual;
                 const int64_t len = bp.images_back_to_back ? k1 - s : imin_(pl.m_virtual - p0, k1 - s);
-                const C *xs = (pl.x_direct ? reinterpret_cast<const C *>(x) + (i0 + img) * g.xs[0]
-                                           : planes + img * pl.image_elems) +
-                              grp * icg * pl.chan_stride + p0 * pl.pix_stride;
-                const C *ds = (bp.dy_direct ? reinterpret_cast<const C *>(dy) + (i0 + img) * g.ys[0]
-                                            : grid + img * bp.dy_image_elems) +
-                              grp * ocg * (pl.channels_last ? 1 : bp.dy_chan_stride) +
-                              p0 * (pl.channels_last ? bp.dy_pix_stride : 1);
+                const C *xs = x_at(img, grp, p0), *ds = dy_at(img, grp, p0);
                 if (bp.dyt_pack_elems != 0) gk.pack_b(inner, true, ocg, len, 1, &ds, bp.dy_chan_stride, wk.dyt);
                 for (int64_t t = 0; t < taps; ++t) {
                     const int64_t q = grp * taps + t;
@@ -393,8 +390,10 @@ void im2col_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
             const int64_t k = imin_(bp.im2col_chunk, pixels - p0);
             const T *ximg = x + img * g.xs[0];
             if (bp.im2col_x_image != 0) {
-                if (img != copied) transpose_elements(sizeof(T), ximg, g.xs[1], wk.x_image, g.icg, pixels_in, g.icg);
-                copied = img;
+                if (img != copied) {
+                    transpose_elements(sizeof(T), ximg, g.xs[1], wk.x_image, g.icg, pixels_in, g.icg);
+                    copied = img;
+                }
                 ximg = wk.x_image;
             }
             OutputPixel px(g, p0);
