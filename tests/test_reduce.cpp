@@ -227,6 +227,24 @@ TEST_P(Reduce, LargeReductionsSplitOverThreads) {
             }
 }
 
+// A of 16 MiB and more, folded in place, is prefetched ahead as it is read
+// (fold_row's Stream): rows of 1000 and NCHW per-channel sums, f32 and f64
+// (the types read in place), the rows' count odd so the lanes' tails show.
+TEST_P(Reduce, InputsBeyondTheCache) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const LargeCase cases[] = {{packed({4201, 1, 1, 1000}), {4201, 1, 1, 1}},
+                               {packed({17, 3, 311, 269}), {1, 3, 1, 1}}};
+    for (const LargeCase &lc : cases)
+        for (anydnnReduceTensorOp_t op : {ANYDNN_REDUCE_TENSOR_ADD, ANYDNN_REDUCE_TENSOR_MAX})
+            for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE}) {
+                SCOPED_TRACE("a " + lc.a.to_string() + " c " + pattern_name(lc.c) + " op " + std::to_string(op) +
+                             " " + dtype_name(dt));
+                check_reduce(h, op, ANYDNN_NOT_PROPAGATE_NAN, op == ANYDNN_REDUCE_TENSOR_MAX, lc.a, packed(lc.c), dt,
+                             1.0, 0.5);
+            }
+}
+
 TEST_P(Reduce, SameBitsForEveryThreadCount) {
     Handle h1(GetParam(), 1), h2(GetParam(), 2), h3(GetParam(), 3);
     SKIP_IF_UNAVAILABLE(h1);

@@ -46,7 +46,10 @@ void forward_math(const C *x, C *y, int64_t n, C alpha, Params<C> p, bool stream
             i = imin_(n, int64_t((kVectorBytes - reinterpret_cast<uintptr_t>(y) % kVectorBytes) % kVectorBytes) /
                              int64_t(sizeof(C)));
             if (i) part(0, i);
-            for (; i + W <= n; i += W) stream_vector(y + i, f(load_vec<V>(x + i)));
+            for (; i + W <= n; i += W) {
+                if ((i * int64_t(sizeof(C))) % 64 == 0) prefetch_stream(x + i);
+                stream_vector(y + i, f(load_vec<V>(x + i)));
+            }
         } else {
             for (; i + W <= n; i += W) store_vec(y + i, f(load_vec<V>(x + i)));
         }

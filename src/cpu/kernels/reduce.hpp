@@ -161,6 +161,7 @@ inline Blocks split_blocks(int64_t n, int64_t width) {
 // contiguous in it), and C's results written and blended from doubles.
 struct Storage {
     bool direct;  // A holds the compute type: contiguous runs are folded in place
+    bool stream;  // A is beyond the cache: runs folded in place are prefetched (fold_row)
     const void *(*stage)(const void *a, int64_t off, int64_t stride, int64_t n, void *buf);
     void (*write)(void *c, int64_t off, int64_t stride, const double *r, int64_t n, double beta);
 };
@@ -191,8 +192,11 @@ constexpr int64_t kPackRows = 16;
 static_assert(kStage % kRowLanes == 0, "a staged row segment must not cut the lanes");
 
 // Folds p[0, n) (flattened indices i0 + k * si) into the lanes: element k
-// goes to lane k % kRowLanes, whatever the run was cut into.
-template <class R>
+// goes to lane k % kRowLanes, whatever the run was cut into. Stream: p is
+// read from memory (A itself, beyond the cache), and prefetched ahead into
+// L2 as it goes (rows of 1000, 256 MiB: 15.5 -> 11.8 ms on 2 cores; in
+// cache the prefetches cost 5-10%).
+template <class R, bool Stream>
 [[gnu::noinline]] void fold_row(const R red, const typename R::In *p, int64_t n, typename R::Index i0,
                                 typename R::Index si, typename R::Value *lane_v, typename R::Index *lane_i) {
     using V = typename R::Value;
@@ -205,6 +209,9 @@ template <class R>
     }
     int64_t k = 0;
     for (; k + kRowLanes <= n; k += kRowLanes) {
+        if constexpr (Stream)
+            for (size_t b = 0; b < kRowLanes * sizeof(p[0]); b += 64)
+                prefetch_stream(reinterpret_cast<const char *>(p + k) + b);
         const I ik = i0 + static_cast<I>(k) * si;
         for (int j = 0; j < kRowLanes; ++j) red.merge(v[j], ix[j], red.map(p[k + j]), ik + static_cast<I>(j) * si);
     }
@@ -315,14 +322,15 @@ void row_block(const void *reducer, const Storage &st, const void *a, int64_t a_
         const int64_t p = a_off + off[0];
         const I i0 = static_cast<I>(off[1]);
         if (st.direct && sa == 1) {
-            fold_row(red, static_cast<const In *>(a) + p, n, i0, si, v, ix);
+            if (st.stream) fold_row<R, true>(red, static_cast<const In *>(a) + p, n, i0, si, v, ix);
+            else fold_row<R, false>(red, static_cast<const In *>(a) + p, n, i0, si, v, ix);
             return;
         }
         alignas(64) In buf[kStage];
         for (int64_t k = 0; k < n; k += kStage) {
             const int64_t len = imin_(kStage, n - k);
             const In *q = static_cast<const In *>(st.stage(a, p + k * sa, sa, len, buf));
-            fold_row(red, q, len, i0 + static_cast<I>(k) * si, si, v, ix);
+            fold_row<R, false>(red, q, len, i0 + static_cast<I>(k) * si, si, v, ix);
         }
     });
     for (int w = kRowLanes / 2; w > 0; w /= 2)
@@ -524,7 +532,8 @@ void dispatch(const ReduceArgs &a, Driver &&driver) {
     visit_float_dtype(a.dt, [&](auto ttag) {
         using T = typename decltype(ttag)::type;
         using In = compute_t<T>;
-        with(Storage{std::is_same_v<T, In>, stage_a<In, T>, write_c<T>}, TypeTag<In>{});
+        const int64_t a_bytes = a.kept.total() * a.reduced.total() * int64_t(sizeof(T));
+        with(Storage{std::is_same_v<T, In>, a_bytes >= kStreamingMinBytes, stage_a<In, T>, write_c<T>}, TypeTag<In>{});
     });
 }
 
