@@ -9,7 +9,7 @@
 namespace anydnn_bench {
 
 const char kPoolUsage[] =
-    "    --alg=max|avg_np|avg_p (exclude / include padding) --dt=f32|f64|f16|bf16 --tag=nchw|nhwc\n"
+    "    --dir=fwd|bwd --alg=max|avg_np|avg_p (exclude / include padding) --dt=f32|f64|f16|bf16 --tag=nchw|nhwc\n"
     "    --mb=N (0: the problem's); problem: benchdnn's, e.g. mb16ic64_ih112oh56_kh3sh2ph1\n";
 
 namespace {
@@ -38,11 +38,17 @@ public:
     }
 };
 
+void forward(anydnnHandle_t h, const PoolDesc &pd, const TensorDesc &xd, const TensorDesc &yd, anydnnDataType_t dt,
+             const Buffer &x, Buffer &y) {
+    const Scalar one(1), zero(0);
+    check(anydnnPoolingForward(h, pd, one.get(dt), xd, x.data(), zero.get(dt), yd, y.data()), "anydnnPoolingForward");
+}
+
 class AnydnnPool final : public AnydnnCase<PoolProblem> {
 public:
     AnydnnPool(const PoolProblem &p, anydnnHandle_t h, const Inputs &in)
         : AnydnnCase(p, h, in), pd_(p), xd_(p.dt, p.src_dims(), p.tag), yd_(p.dt, p.dst_dims(), p.tag),
-          out_(p.dt, elements(p.dst_dims())) {
+          out_(p.dt, elements(p.backward ? p.src_dims() : p.dst_dims())) {
         const Dims expected = p.dst_dims();
         std::vector<int> got(expected.size());
         check(anydnnGetPoolingNdForwardOutputDim(pd_, xd_, int(got.size()), got.data()),
@@ -53,10 +59,12 @@ public:
     }
 
     void run() override {
+        if (!p_.backward) return forward(h_, pd_, xd_, yd_, p_.dt, in_[PoolProblem::kSrc], out_);
         const Scalar one(1), zero(0);
-        check(anydnnPoolingForward(h_, pd_, one.get(p_.dt), xd_, in_[PoolProblem::kSrc].data(), zero.get(p_.dt),
-                                   yd_, out_.data()),
-              "anydnnPoolingForward");
+        check(anydnnPoolingBackward(h_, pd_, one.get(p_.dt), yd_, in_[PoolProblem::kDst].data(), yd_,
+                                    in_[PoolProblem::kDiffDst].data(), xd_, in_[PoolProblem::kSrc].data(),
+                                    zero.get(p_.dt), xd_, out_.data()),
+              "anydnnPoolingBackward");
     }
     std::vector<Buffer *> outputs() override { return {&out_}; }
 
@@ -95,8 +103,9 @@ class PoolDriver final : public ProblemDriver<PoolProblem, AnydnnPool, onednn::p
     bool option(std::string_view key, std::string_view value, const std::string &option) override {
         if (key == "alg")
             p_.alg = parse_choice(value, option, kAlgs);
-        else if (key == "dir")  // forward only, for now
-            parse_choice<bool>(value, option, {{"fwd", true}, {"FWD_D", true}, {"FWD_I", true}});
+        else if (key == "dir")
+            p_.backward = parse_choice<bool>(value, option, {{"fwd", false}, {"bwd", true}, {"FWD_D", false},
+                                                             {"FWD_I", false}, {"BWD_D", true}});
         else if (key == "mb")
             parse_mb(value, option);
         else
@@ -124,20 +133,32 @@ std::string PoolProblem::repro() const {
         while (end < conv.size() && conv[end] >= '0' && conv[end] <= '9') ++end;
         conv.erase(oc, end - oc);
     }
-    return std::string("--pool --alg=") + choice_name(alg, kAlgs) + " --dt=" + dt_name(dt) + " --tag=" +
-           tag_name(tag) + " " + conv;
+    return std::string("--pool --dir=") + (backward ? "bwd" : "fwd") + " --alg=" + choice_name(alg, kAlgs) +
+           " --dt=" + dt_name(dt) + " --tag=" + tag_name(tag) + " " + conv;
 }
 
 double PoolProblem::bytes() const {
-    return double((elements(src_dims()) + elements(dst_dims())) * int64_t(dt_size(dt)));
+    // forward: read x, write y; backward: read dy, write dx, and for MAX
+    // read x too (which element of a window is the max: cuDNN's API has no
+    // workspace; oneDNN reads its own, a byte or more per element of y).
+    const int64_t x = elements(src_dims()), y = elements(dst_dims());
+    const int64_t n = backward ? y + x + (alg == ANYDNN_POOLING_MAX ? x : 0) : x + y;
+    return double(n * int64_t(dt_size(dt)));
 }
 
 double PoolProblem::tolerance() const { return storage_tolerance(dt); }
 
-Inputs PoolProblem::make_inputs(anydnnHandle_t, uint64_t seed) const {
+Inputs PoolProblem::make_inputs(anydnnHandle_t h, uint64_t seed) const {
     Inputs in;
     in.emplace_back(dt, elements(src_dims()));
     in[kSrc].fill_uniform(seed, -1, 1);
+    if (backward) {
+        in.emplace_back(dt, elements(dst_dims()));
+        in.emplace_back(dt, elements(dst_dims()));
+        const TensorDesc xd(dt, src_dims(), tag), yd(dt, dst_dims(), tag);
+        forward(h, PoolDesc(*this), xd, yd, dt, in[kSrc], in[kDst]);
+        in[kDiffDst].fill_uniform(seed + 1, -1, 1);
+    }
     return in;
 }
 

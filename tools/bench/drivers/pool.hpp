@@ -1,6 +1,7 @@
-// --pool: anydnnPoolingForward, as benchdnn's pool driver:
-// --alg=max|avg_np|avg_p (benchdnn's pooling_max, pooling_avg_exclude_padding,
-// pooling_avg_include_padding too) --dt --tag=nchw|nhwc --mb=N; problem: a
+// --pool: anydnnPoolingForward and anydnnPoolingBackward (--dir=bwd), as
+// benchdnn's pool driver: --alg=max|avg_np|avg_p (benchdnn's pooling_max,
+// pooling_avg_exclude_padding, pooling_avg_include_padding too) --dt
+// --tag=nchw|nhwc --mb=N; problem: a
 // benchdnn descriptor, e.g. mb16ic64_ih112oh56_kh3sh2ph1 (the conv syntax
 // of core/conv_shape.hpp without oc, g and dilation; '_' separates fields).
 #pragma once
@@ -14,8 +15,9 @@
 namespace anydnn_bench {
 
 struct PoolProblem : Problem {
-    enum Input { kSrc };
+    enum Input { kSrc, kDst, kDiffDst };  // y and dy: backward only (y from anydnnPoolingForward)
 
+    bool backward = false;
     anydnnPoolingMode_t alg = ANYDNN_POOLING_MAX;
     anydnnDataType_t dt = ANYDNN_DATA_FLOAT;
     Tag tag = Tag::nchw;

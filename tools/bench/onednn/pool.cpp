@@ -1,5 +1,7 @@
 // --pool in oneDNN: pooling_forward (inference) with the problem's window,
-// strides and padding on the user's layout.
+// strides and padding on the user's layout, and pooling_backward, whose
+// workspace (MAX) comes from a forward_training run made once when the case
+// is prepared.
 #include "drivers/pool.hpp"
 #include "onednn/adaptor.hpp"
 #include "onednn/common.hpp"
@@ -20,11 +22,35 @@ std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in) {
         dilation.push_back(0);
     }
     const dnnl::memory::desc src = md(p.src_dims(), p.tag, p.dt), dst = md(p.dst_dims(), p.tag, p.dt);
-    auto pd = make_pd("pooling_forward", [&] {
-        return dnnl::pooling_forward::primitive_desc(engine(), dnnl::prop_kind::forward_inference, alg, src, dst,
-                                                     strides, kernel, dilation, pad, pad);
+    const auto forward_pd = [&](dnnl::prop_kind prop) {
+        return make_pd("pooling_forward", [&] {
+            return dnnl::pooling_forward::primitive_desc(engine(), prop, alg, src, dst, strides, kernel, dilation,
+                                                         pad, pad);
+        });
+    };
+    if (!p.backward) {
+        auto pd = forward_pd(dnnl::prop_kind::forward_inference);
+        return src_to_dst_case(dnnl::pooling_forward(pd), src, in[PoolProblem::kSrc], dst, p.dt,
+                               elements(p.dst_dims()));
+    }
+    auto hint = forward_pd(dnnl::prop_kind::forward_training);
+    auto pd = make_pd("pooling_backward", [&] {
+        return dnnl::pooling_backward::primitive_desc(engine(), alg, src, dst, strides, kernel, dilation, pad, pad,
+                                                      hint);
     });
-    return src_to_dst_case(dnnl::pooling_forward(pd), src, in[PoolProblem::kSrc], dst, p.dt, elements(p.dst_dims()));
+    std::vector<Buffer> out;
+    out.emplace_back(p.dt, elements(p.src_dims()));
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DIFF_DST, memory(dst, in[PoolProblem::kDiffDst])},
+                                               {DNNL_ARG_DIFF_SRC, memory(src, out[0])}};
+    if (hint.workspace_desc().get_size() > 0) {
+        dnnl::memory ws(hint.workspace_desc(), engine());
+        dnnl::memory y(dst, engine());
+        dnnl::pooling_forward(hint).execute(
+            stream(), {{DNNL_ARG_SRC, memory(src, in[PoolProblem::kSrc])}, {DNNL_ARG_DST, y}, {DNNL_ARG_WORKSPACE, ws}});
+        stream().wait();
+        args.emplace(DNNL_ARG_WORKSPACE, ws);
+    }
+    return std::make_unique<PrimitiveCase>(dnnl::pooling_backward(pd), std::move(args), std::move(out));
 }
 
 }  // namespace anydnn_bench::onednn
