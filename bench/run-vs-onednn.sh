@@ -91,6 +91,8 @@ run_list() {  # output name, list, options...
     --csv="$build/$name.csv" --json="$build/$name.json" "$@" --batch="$file" | tee "$build/$name.txt"
 }
 run_list pool_mb16 "$lists/pool_resnet50_mobilenet_v2.txt" --pool --mb=16
+run_list pool_bwd_mb16 "$lists/pool_resnet50_mobilenet_v2.txt" --pool --dir=bwd --mb=16
+run_list pool_bwd_nhwc_mb16 "$lists/pool_resnet50_mobilenet_v2.txt" --pool --dir=bwd --tag=nhwc --mb=16
 run_list lrn_mb16 "$lists/lrn_alexnet_googlenet.txt" --lrn --mb=16
 run_list lrn_bwd_mb16 "$lists/lrn_alexnet_googlenet.txt" --lrn --dir=bwd --mb=16
 run_list norm_mb16 "$lists/norm_resnet50_mobilenet_v2.txt"
