@@ -79,6 +79,20 @@ private:
     std::vector<std::pair<size_t, const Buffer *>> initial_;
 };
 
+// For a backward primitive whose forward hint (a forward_training
+// primitive descriptor of primitive Forward) has a workspace: runs the
+// forward once on src, now (not timed), and binds the filled workspace to
+// DNNL_ARG_WORKSPACE in args; its y is discarded. No workspace: nothing.
+template <class Forward>
+void bind_forward_workspace(const typename Forward::primitive_desc &hint, const dnnl::memory &src,
+                            std::unordered_map<int, dnnl::memory> &args) {
+    if (hint.workspace_desc().get_size() == 0) return;
+    dnnl::memory ws(hint.workspace_desc(), engine()), y(hint.dst_desc(), engine());
+    Forward(hint).execute(stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, y}, {DNNL_ARG_WORKSPACE, ws}});
+    stream().wait();
+    args.emplace(DNNL_ARG_WORKSPACE, ws);
+}
+
 // The case of a primitive from one input to one new output (a forward pass,
 // a reduction, a reorder): `x` bound to DNNL_ARG_SRC as `src`, a buffer of
 // `n` elements of `dt` to DNNL_ARG_DST as `dst` (a reorder's DNNL_ARG_FROM

@@ -30,14 +30,7 @@ std::unique_ptr<Case> lrn_case(const LrnProblem &p, const Inputs &in) {
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, memory(d, in[LrnProblem::kX])},
                                                {DNNL_ARG_DIFF_DST, memory(d, in[LrnProblem::kDy])},
                                                {DNNL_ARG_DIFF_SRC, memory(d, out[0])}};
-    if (hint.workspace_desc().get_size() > 0) {
-        dnnl::memory ws(hint.workspace_desc(), engine());
-        dnnl::memory y(d, engine());
-        dnnl::lrn_forward(hint).execute(stream(), {{DNNL_ARG_SRC, args.at(DNNL_ARG_SRC)}, {DNNL_ARG_DST, y},
-                                                   {DNNL_ARG_WORKSPACE, ws}});
-        stream().wait();
-        args.emplace(DNNL_ARG_WORKSPACE, ws);
-    }
+    bind_forward_workspace<dnnl::lrn_forward>(hint, args.at(DNNL_ARG_SRC), args);
     return std::make_unique<PrimitiveCase>(dnnl::lrn_backward(pd), std::move(args), std::move(out));
 }
 

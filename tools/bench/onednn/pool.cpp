@@ -42,14 +42,7 @@ std::unique_ptr<Case> pool_case(const PoolProblem &p, const Inputs &in) {
     out.emplace_back(p.dt, elements(p.src_dims()));
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DIFF_DST, memory(dst, in[PoolProblem::kDiffDst])},
                                                {DNNL_ARG_DIFF_SRC, memory(src, out[0])}};
-    if (hint.workspace_desc().get_size() > 0) {
-        dnnl::memory ws(hint.workspace_desc(), engine());
-        dnnl::memory y(dst, engine());
-        dnnl::pooling_forward(hint).execute(
-            stream(), {{DNNL_ARG_SRC, memory(src, in[PoolProblem::kSrc])}, {DNNL_ARG_DST, y}, {DNNL_ARG_WORKSPACE, ws}});
-        stream().wait();
-        args.emplace(DNNL_ARG_WORKSPACE, ws);
-    }
+    bind_forward_workspace<dnnl::pooling_forward>(hint, memory(src, in[PoolProblem::kSrc]), args);
     return std::make_unique<PrimitiveCase>(dnnl::pooling_backward(pd), std::move(args), std::move(out));
 }
 

@@ -119,6 +119,7 @@ TEST(BenchParser, ReproducersRoundTrip) {
         {"--conv", "--dir=bwd_d", "--tag=nhwc", "--alg=algo0", "g4mb2ic16ih12oc32kh3sh2ph1"},
         {"--conv", "--dir=bwd_w", "--dt=bf16", "mb2ic8ih9oc12kh3ph1n\"named\""},
         {"--conv", "--dir=bwd_b", "mb2ic8ih9oc12kh3ph1"},
+        {"--pool", "--dir=bwd", "--alg=avg_np", "--tag=nhwc", "mb2ic8ih9oh5kh3sh2ph1"},
     };
     for (const auto &line : lines) {
         const Plan first = parse(line);
@@ -145,6 +146,17 @@ TEST(BenchParser, BytesCountTheFewestTransfers) {
     EXPECT_EQ(plan.problems[2].problem->bytes(), (256 * 2 + 4) * 2);
     EXPECT_EQ(plan.problems[3].problem->bytes(), 256 * (4 + 2));
     EXPECT_EQ(plan.problems[4].problem->bytes(), (256 + 4) * 4);
+}
+
+// Pooling 2x8x9x9 -> 2x8x5x5 (1296 and 400 values): forward x and y;
+// backward dy and dx, and MAX reads x too.
+TEST(BenchParser, PoolingBytes) {
+    const Plan plan = parse({"--pool", "--alg=max", "mb2ic8ih9oh5kh3sh2ph1", "--dir=bwd", "mb2ic8ih9oh5kh3sh2ph1",
+                             "--alg=avg_p", "mb2ic8ih9oh5kh3sh2ph1"});
+    ASSERT_EQ(plan.problems.size(), 3u);
+    EXPECT_EQ(plan.problems[0].problem->bytes(), (1296 + 400) * 4);
+    EXPECT_EQ(plan.problems[1].problem->bytes(), (400 + 1296 + 1296) * 4);
+    EXPECT_EQ(plan.problems[2].problem->bytes(), (400 + 1296) * 4);
 }
 
 TEST(BenchParser, Strides) {
