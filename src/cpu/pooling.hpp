@@ -49,10 +49,13 @@ inline PoolingRing pooling_ring(const ops::PoolGeometry &g) {
     return {dim, dim == 0 ? g.in[1] * g.in[2] : g.in[2], g.window[dim]};
 }
 
-// The most channels of a backward work item: 64, so that an NHWC item reads
-// whole pixels (with 16 the four items of a 64-channel pixel each streamed
-// x with one cache line in four used, and the pass was latency-bound).
+// The channels of a backward work item, at most: 64 when dx's channels are
+// contiguous (NHWC: an item reads whole pixels; with 16 the four items of
+// a 64-channel pixel each streamed x with one cache line in four used, and
+// the pass was latency-bound), else 16, one register transpose's tile of
+// channel rows (NCHW: more images' items for the threads).
 constexpr int64_t kPoolingBackwardMaxLanes = 64;
+constexpr int64_t kPoolingBackwardFirstLanes = 16;
 
 // dx = alpha * dpool(x, dy) + beta * dx. A work item is one image's block of
 // `lanes` channels: its gradient is summed in its ring (PoolingRing) in the
@@ -65,7 +68,7 @@ struct PoolingBackwardArgs {
     const void *dy, *x;  // x: MAX only
     void *dx;
     double alpha, beta;
-    int64_t lanes;  // channels per work item, at most kPoolingBackwardMaxLanes
+    int64_t lanes;  // channels per work item (kPoolingBackwardMaxLanes, kPoolingBackwardFirstLanes)
     int64_t slots;  // rings; slot s runs items [items * s / slots, items * (s + 1) / slots)
     void *scratch;  // slots * pooling_ring(g).elements() * lanes values of the compute type
 };
