@@ -496,8 +496,15 @@ template <class T, class C>
                 transpose_elements(sizeof(C), src + p0 * ld + l0, ld, t, kRun, nl, nr);
                 for (int64_t l = 0; l < nl; ++l) {
                     C *r = t + l * kRun;
+                    T *d = dst + (l0 + l) * sc + p0;
+                    if constexpr (std::is_same_v<T, C>) {
+                        if (!blend) {
+                            for (int64_t p = 0; p < nr; ++p) d[p] = alpha * r[p];
+                            continue;
+                        }
+                    }
                     for (int64_t p = 0; p < nr; ++p) r[p] *= alpha;
-                    store_results(dst + (l0 + l) * sc + p0, 1, r, nr, beta, blend);
+                    store_results(d, 1, r, nr, beta, blend);
                 }
             }
         return;
@@ -521,13 +528,13 @@ struct BackwardWindow {
     // strides sd, sh, sw), or staged in xring, laid out as the ring.
     const C *x, *xring;
     int64_t sd, sh, sw;
-    C *ring;  // PoolingRing: slot s at ring + s * slot_elems, pixels `lanes` apart
-    int64_t slot_elems, slots, rd, W, lanes;
+    C *ring;                    // PoolingRing, pixels `lanes` apart
+    const int64_t *slab_offset;  // of each input slab's slot in a ring (no division per row)
+    int64_t rd, W, lanes;
 
     // Offset of input row (id, ih) in a ring: its slab's slot, then the row in it.
     int64_t row_offset(int64_t id, int64_t ih) const {
-        const int64_t slab = rd == 0 ? id : ih;
-        return slab % slots * slot_elems + (rd == 0 ? ih * W : 0) * lanes;
+        return rd == 0 ? slab_offset[id] + ih * W * lanes : slab_offset[ih];
     }
     // x at tap (id, ih, tw.lo); taps along w are x_step() apart.
     const C *x_row(int64_t id, int64_t ih) const {
@@ -557,35 +564,43 @@ inline void backward_body(const BackwardWindow<C> &w) {
 #pragma GCC unroll 8
         for (int64_t k = 0; k < NV; ++k) grad[k] = load_vec<V>(w.dy + k * VW) * w.scale;
         if constexpr (IsMax) {
+            // One pass finds each lane's max and its first tap (argmax, a
+            // tap counter): a tap is taken when strictly greater, so ties
+            // keep the first; NaN as max_step has it (PROPAGATE: the first
+            // NaN, for good; otherwise the first non-NaN replaces the NaN
+            // start, and a window of NaNs keeps tap 0, its first NaN). The
+            // second pass adds the gradient at the argmax tap.
             V best[NV];
-#pragma GCC unroll 8
-            for (int64_t k = 0; k < NV; ++k) best[k] = V{} + max_start<Propagate, C>();
-            for (int64_t id = td.lo; id < td.hi; ++id)
-                for (int64_t ih = th.lo; ih < th.hi; ++ih) {
-                    const C *xr = w.x_row(id, ih);
-                    for (int64_t iw = 0; iw < tw.hi - tw.lo; ++iw)
-#pragma GCC unroll 8
-                        for (int64_t k = 0; k < NV; ++k)
-                            best[k] = max_step<Propagate>(best[k], load_vec<V>(xr + iw * sw + k * VW));
-                }
-            M open[NV], nan_max[NV];  // open: the gradient is not placed yet
+            M arg[NV];
 #pragma GCC unroll 8
             for (int64_t k = 0; k < NV; ++k) {
-                open[k] = ~M{};
-                nan_max[k] = best[k] != best[k];
+                best[k] = V{} + max_start<Propagate, C>();
+                arg[k] = M{};
             }
+            M tap = M{};
             for (int64_t id = td.lo; id < td.hi; ++id)
                 for (int64_t ih = th.lo; ih < th.hi; ++ih) {
                     const C *xr = w.x_row(id, ih);
-                    C *ar = w.ring + w.row_offset(id, ih) + tw.lo * lanes;
-                    for (int64_t iw = 0; iw < tw.hi - tw.lo; ++iw)
+                    for (int64_t iw = 0; iw < tw.hi - tw.lo; ++iw, tap += 1)
 #pragma GCC unroll 8
                         for (int64_t k = 0; k < NV; ++k) {
                             const V v = load_vec<V>(xr + iw * sw + k * VW);
-                            const M hit = ((v == best[k]) | ((v != v) & nan_max[k])) & open[k];
-                            open[k] &= ~hit;
+                            M take = v > best[k];
+                            if constexpr (Propagate) take |= (v != v) & (best[k] == best[k]);
+                            else take |= (best[k] != best[k]) & (v == v);
+                            best[k] = take ? v : best[k];
+                            arg[k] = take ? tap : arg[k];
+                        }
+                }
+            tap = M{};
+            for (int64_t id = td.lo; id < td.hi; ++id)
+                for (int64_t ih = th.lo; ih < th.hi; ++ih) {
+                    C *ar = w.ring + w.row_offset(id, ih) + tw.lo * lanes;
+                    for (int64_t iw = 0; iw < tw.hi - tw.lo; ++iw, tap += 1)
+#pragma GCC unroll 8
+                        for (int64_t k = 0; k < NV; ++k) {
                             C *ap = ar + iw * lanes + k * VW;
-                            store_vec(ap, load_vec<V>(ap) + (hit ? grad[k] : V{}));
+                            store_vec(ap, load_vec<V>(ap) + (arg[k] == tap ? grad[k] : V{}));
                         }
                 }
         } else {
@@ -669,6 +684,7 @@ struct BackwardBuffers {
     C *ring;   // the gradient's PoolingRing
     C *xring;  // MAX: x's slabs, as the ring
     C *dyrow;  // one output row of dy, pixels `lanes` apart
+    const int64_t *slab_offset;  // BackwardWindow::slab_offset
 };
 
 // dx = alpha * acc + beta * dx for the input slab `slab` (PoolingRing) of
@@ -690,14 +706,13 @@ void flush_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n
     for (int64_t i = 0, e = ring.slab * a.lanes; i < e; ++i) acc[i] = 0;
 }
 
-// x's input slab `slab` of channels [c0, c0 + nb) of image n into its slot of xring.
+// x's input slab `slab` of channels [c0, c0 + nb) of image n into its ring slot.
 template <class T, class C>
-void stage_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n, int64_t c0, int64_t nb,
-                int64_t slab, C *xring) {
+void stage_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n, int64_t c0, int64_t nb, C *slot,
+                int64_t slab) {
     const ops::PoolGeometry &g = a.g;
     const int64_t *xs = a.xs.s;
     const T *x = static_cast<const T *>(a.x) + n * xs[0] + c0 * xs[1];
-    C *slot = xring + slab % ring.slots * ring.slab * a.lanes;
     const int64_t d0 = ring.dim == 0 ? slab : 0, d1 = ring.dim == 0 ? slab + 1 : 1;
     const int64_t h0 = ring.dim == 0 ? 0 : slab, h1 = ring.dim == 0 ? g.in[1] : slab + 1;
     for (int64_t id = d0; id < d1; ++id)
@@ -725,8 +740,7 @@ void backward_item(const PoolingBackwardArgs &a, BackwardMath<C> math, bool is_m
     w.nb = nb;
     w.xring = buf.xring;
     w.ring = buf.ring;
-    w.slot_elems = ring.slab * a.lanes;
-    w.slots = ring.slots;
+    w.slab_offset = buf.slab_offset;
     w.rd = rd;
     w.W = g.in[2];
     w.lanes = a.lanes;
@@ -737,10 +751,10 @@ void backward_item(const PoolingBackwardArgs &a, BackwardMath<C> math, bool is_m
         const int64_t lo = first < 0 ? 0 : first < g.in[rd] ? first : g.in[rd];
         const int64_t hi = first + g.window[rd] < g.in[rd] ? first + g.window[rd] : g.in[rd];
         for (; flushed < lo; ++flushed)
-            flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + flushed % ring.slots * w.slot_elems);
+            flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + buf.slab_offset[flushed]);
         if (is_max && buf.xring)
             for (staged = staged > lo ? staged : lo; staged < hi; ++staged)
-                stage_slab<T>(a, ring, n, c0, nb, staged, buf.xring);
+                stage_slab<T>(a, ring, n, c0, nb, buf.xring + buf.slab_offset[staged], staged);
         const int64_t od0 = rd == 0 ? o : 0, od1 = rd == 0 ? o + 1 : g.out[0];
         const int64_t oh0 = rd == 0 ? 0 : o, oh1 = rd == 0 ? g.out[1] : o + 1;
         for (int64_t od = od0; od < od1; ++od)
@@ -764,7 +778,7 @@ void backward_item(const PoolingBackwardArgs &a, BackwardMath<C> math, bool is_m
             }
     }
     for (; flushed < g.in[rd]; ++flushed)
-        flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + flushed % ring.slots * w.slot_elems);
+        flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + buf.slab_offset[flushed]);
 }
 
 // Average pooling with one window over the whole input (global pooling):
@@ -840,8 +854,11 @@ void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, Backwa
     C *scratch = static_cast<C *>(a.scratch);
     parallel_ranges(ctx, a.slots, 1, [&](int64_t begin, int64_t end) {
         KernelArray<C> xring(stage_x ? ring.elements() * a.lanes : 0), dyrow(stage_dy ? g.out[2] * a.lanes : 0);
+        KernelArray<int64_t> slab_offset(g.in[ring.dim]);
+        for (int64_t i = 0; i < g.in[ring.dim]; ++i) slab_offset.data()[i] = i % ring.slots * ring.slab * a.lanes;
         for (int64_t s = begin; s < end; ++s) {
-            const BackwardBuffers<C> buf{scratch + s * ring.elements() * a.lanes, xring.data(), dyrow.data()};
+            const BackwardBuffers<C> buf{scratch + s * ring.elements() * a.lanes, xring.data(), dyrow.data(),
+                                         slab_offset.data()};
             for (int64_t i = 0, e = ring.elements() * a.lanes; i < e; ++i) buf.ring[i] = 0;  // flushes re-zero
             for (int64_t item = items * s / a.slots; item < items * (s + 1) / a.slots; ++item) {
                 const int64_t n = item / blocks, c0 = item % blocks * a.lanes;
