@@ -224,8 +224,8 @@ TEST_P(Pooling, HalfAndBfloat16) {
 
 // ResNet-50's stem max pool (3x3 stride 2 pad 1 on 112x112x64), its global
 // average pool (7x7x2048) and MobileNet-v2's (7x7x1280), in NHWC and NCHW
-// (the stem in NCHW with 8 channels: its row lanes do not depend on C, and
-// the reference's time does).
+// (the stem in NCHW with 20 channels, a block of 16 and one of 4: the
+// reference's time depends on C).
 TEST_P(Pooling, ResNet50AndMobileNetV2Layers) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
@@ -240,7 +240,7 @@ TEST_P(Pooling, ResNet50AndMobileNetV2Layers) {
     const ref::Pool avg_exclude = pool(ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, {7, 7}, {0, 0}, {7, 7});
     const Layer layers[] = {
         {"resnet50 pool1", {1, 64, 112, 112}, stem, kLayouts[1]},
-        {"resnet50 pool1, 8 channels", {1, 8, 112, 112}, stem, kLayouts[0]},
+        {"resnet50 pool1, 20 channels", {1, 20, 112, 112}, stem, kLayouts[0]},
         {"resnet50 avgpool", {2, 2048, 7, 7}, avg, kLayouts[1]},
         {"resnet50 avgpool", {2, 2048, 7, 7}, avg, kLayouts[0]},
         {"mobilenet_v2 avgpool", {2, 1280, 7, 7}, avg_exclude, kLayouts[1]},
@@ -403,6 +403,19 @@ TEST_P(Pooling, BackwardIsBitwiseIdenticalForEveryThreadCount) {
             EXPECT_TRUE(results[0] == results[1]);
             EXPECT_TRUE(results[0] == results[2]);
         }
+}
+
+// dx of 16 MiB and more is written with streaming stores (alpha applied on
+// the way out); NHWC's 64-channel blocks and NCHW's transposed 16-channel
+// ones, both window passes in registers.
+TEST_P(Pooling, BackwardBeyondTheCache) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const ref::Pool stem = pool(ANYDNN_POOLING_MAX, {3, 3}, {1, 1}, {2, 2});
+    for (const LayoutPair &l : {kLayouts[0], kLayouts[1]}) {
+        SCOPED_TRACE(l.name);
+        check(h, stem, ANYDNN_DATA_FLOAT, {1, 64, 256, 256}, l, 0.75, 0);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, Pooling, ::testing::ValuesIn(isa_levels()));

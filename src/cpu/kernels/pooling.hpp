@@ -483,10 +483,12 @@ template <class T, class C>
 }
 
 // dst[p * sp + l * sc] = alpha * src[p * ld + l] (+ beta * its old value
-// when blend) for pixels p < np, channels l < nb.
+// when blend) for pixels p < np, channels l < nb; stream: with streaming
+// stores (T is C, no blend).
 template <class T, class C>
 [[gnu::noinline]] void scatter_channels(const C *src, int64_t ld, int64_t np, int64_t nb, T *dst, int64_t sc,
-                                        int64_t sp, C alpha, C beta, bool blend) {
+                                        int64_t sp, C alpha, C beta, bool blend, bool stream) {
+    const auto scaled = [alpha](auto v) { return v * alpha; };
     if (sp == 1 && sc != 1) {  // channels first: a tile of kTile channels x kRun pixels at a time
         constexpr int64_t kRun = 64;
         alignas(64) C t[kTile * kRun];
@@ -498,6 +500,10 @@ template <class T, class C>
                     C *r = t + l * kRun;
                     T *d = dst + (l0 + l) * sc + p0;
                     if constexpr (std::is_same_v<T, C>) {
+                        if (stream) {
+                            stream_map(d, r, nr, scaled);
+                            continue;
+                        }
                         if (!blend) {
                             for (int64_t p = 0; p < nr; ++p) d[p] = alpha * r[p];
                             continue;
@@ -508,6 +514,17 @@ template <class T, class C>
                 }
             }
         return;
+    }
+    if constexpr (std::is_same_v<T, C>) {
+        if (sc == 1 && stream) {  // channels contiguous (NHWC)
+            for (int64_t p = 0; p < np; ++p) stream_map(dst + p * sp, src + p * ld, nb, scaled);
+            return;
+        }
+        if (sc == 1 && !blend) {  // whole-vector copies, not a call per pixel
+            for (int64_t p = 0; p < np; ++p)
+                for (int64_t l = 0; l < nb; ++l) dst[p * sp + l] = alpha * src[p * ld + l];
+            return;
+        }
     }
     alignas(64) C r[kPoolingBackwardMaxLanes];
     for (int64_t p = 0; p < np; ++p) {
@@ -564,18 +581,21 @@ inline void backward_body(const BackwardWindow<C> &w) {
 #pragma GCC unroll 8
         for (int64_t k = 0; k < NV; ++k) grad[k] = load_vec<V>(w.dy + k * VW) * w.scale;
         if constexpr (IsMax) {
-            // One pass finds each lane's max and its first tap (argmax, a
-            // tap counter): a tap is taken when strictly greater, so ties
-            // keep the first; NaN as max_step has it (PROPAGATE: the first
-            // NaN, for good; otherwise the first non-NaN replaces the NaN
-            // start, and a window of NaNs keeps tap 0, its first NaN). The
-            // second pass adds the gradient at the argmax tap.
+            // One pass finds each lane's first max tap (argmax, a tap
+            // counter) as max_step and the reference have it: a tap is taken
+            // when strictly greater than the max so far, so ties keep the
+            // first. The max itself runs in vmaxps alone (NaN taps leave it
+            // as is), the one chain from tap to tap; NaN is a mask on the
+            // side. PROPAGATE: the first NaN is taken, and nothing after it.
+            // Otherwise NaNs are skipped: the first non-NaN is taken whatever
+            // its value (-inf too), and a window of NaNs keeps tap 0, its
+            // first NaN. The second pass adds the gradient at the argmax.
             V best[NV];
-            M arg[NV];
+            M arg[NV], flag[NV];  // flag: PROPAGATE, a NaN was seen; otherwise a non-NaN was
 #pragma GCC unroll 8
             for (int64_t k = 0; k < NV; ++k) {
-                best[k] = V{} + max_start<Propagate, C>();
-                arg[k] = M{};
+                best[k] = V{} - std::numeric_limits<C>::infinity();
+                arg[k] = flag[k] = M{};
             }
             M tap = M{};
             for (int64_t id = td.lo; id < td.hi; ++id)
@@ -585,10 +605,17 @@ inline void backward_body(const BackwardWindow<C> &w) {
 #pragma GCC unroll 8
                         for (int64_t k = 0; k < NV; ++k) {
                             const V v = load_vec<V>(xr + iw * sw + k * VW);
-                            M take = v > best[k];
-                            if constexpr (Propagate) take |= (v != v) & (best[k] == best[k]);
-                            else take |= (best[k] != best[k]) & (v == v);
-                            best[k] = take ? v : best[k];
+                            M take;
+                            if constexpr (Propagate) {
+                                const M nan = v != v;
+                                take = ((v > best[k]) | nan) & ~flag[k];
+                                flag[k] |= nan;
+                            } else {
+                                const M number = v == v;
+                                take = (v > best[k]) | (number & ~flag[k]);
+                                flag[k] |= number;
+                            }
+                            best[k] = v > best[k] ? v : best[k];  // vmaxps: a NaN v keeps best
                             arg[k] = take ? tap : arg[k];
                         }
                 }
@@ -678,13 +705,15 @@ template <bool IsMax, bool Propagate, class C>
     else backward_body<IsMax, Propagate, 0>(w);
 }
 
-// A thread's buffers for the channel-last operands (null when read in place).
+// A thread's buffers for the channel-last operands (null when read in place),
+// and how dx is written.
 template <class C>
 struct BackwardBuffers {
     C *ring;   // the gradient's PoolingRing
     C *xring;  // MAX: x's slabs, as the ring
     C *dyrow;  // one output row of dy, pixels `lanes` apart
     const int64_t *slab_offset;  // BackwardWindow::slab_offset
+    bool stream;                 // dx is written with streaming stores
 };
 
 // dx = alpha * acc + beta * dx for the input slab `slab` (PoolingRing) of
@@ -692,7 +721,7 @@ struct BackwardBuffers {
 // zeroed for its next slab.
 template <class T, class C>
 void flush_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n, int64_t c0, int64_t nb,
-                int64_t slab, C *__restrict acc) {
+                int64_t slab, C *__restrict acc, bool stream) {
     const ops::PoolGeometry &g = a.g;
     const int64_t *dxs = a.dxs.s;
     T *dx = static_cast<T *>(a.dx) + n * dxs[0] + c0 * dxs[1];
@@ -702,7 +731,7 @@ void flush_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n
     for (int64_t id = d0; id < d1; ++id)
         for (int64_t ih = h0; ih < h1; ++ih)
             scatter_channels(acc + (ring.dim == 0 ? ih * g.in[2] : 0) * a.lanes, a.lanes, g.in[2], nb,
-                             dx + id * dxs[2] + ih * dxs[3], dxs[1], dxs[4], alpha, beta, a.beta != 0);
+                             dx + id * dxs[2] + ih * dxs[3], dxs[1], dxs[4], alpha, beta, a.beta != 0, stream);
     for (int64_t i = 0, e = ring.slab * a.lanes; i < e; ++i) acc[i] = 0;
 }
 
@@ -751,7 +780,7 @@ void backward_item(const PoolingBackwardArgs &a, BackwardMath<C> math, bool is_m
         const int64_t lo = first < 0 ? 0 : first < g.in[rd] ? first : g.in[rd];
         const int64_t hi = first + g.window[rd] < g.in[rd] ? first + g.window[rd] : g.in[rd];
         for (; flushed < lo; ++flushed)
-            flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + buf.slab_offset[flushed]);
+            flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + buf.slab_offset[flushed], buf.stream);
         if (is_max && buf.xring)
             for (staged = staged > lo ? staged : lo; staged < hi; ++staged)
                 stage_slab<T>(a, ring, n, c0, nb, buf.xring + buf.slab_offset[staged], staged);
@@ -778,7 +807,7 @@ void backward_item(const PoolingBackwardArgs &a, BackwardMath<C> math, bool is_m
             }
     }
     for (; flushed < g.in[rd]; ++flushed)
-        flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + buf.slab_offset[flushed]);
+        flush_slab<T>(a, ring, n, c0, nb, flushed, buf.ring + buf.slab_offset[flushed], buf.stream);
 }
 
 // Average pooling with one window over the whole input (global pooling):
@@ -851,6 +880,8 @@ void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, Backwa
                         [&](int64_t begin, int64_t end) { backward_broadcast<T, C>(a, begin, end); });
         return;
     }
+    const bool stream = std::is_same_v<T, C> && a.beta == 0 &&
+                        use_streaming_stores(g.n * g.c * g.in_pixels() * int64_t(sizeof(T)), a.dx, a.dy, a.x);
     C *scratch = static_cast<C *>(a.scratch);
     parallel_ranges(ctx, a.slots, 1, [&](int64_t begin, int64_t end) {
         KernelArray<C> xring(stage_x ? ring.elements() * a.lanes : 0), dyrow(stage_dy ? g.out[2] * a.lanes : 0);
@@ -858,13 +889,14 @@ void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, Backwa
         for (int64_t i = 0; i < g.in[ring.dim]; ++i) slab_offset.data()[i] = i % ring.slots * ring.slab * a.lanes;
         for (int64_t s = begin; s < end; ++s) {
             const BackwardBuffers<C> buf{scratch + s * ring.elements() * a.lanes, xring.data(), dyrow.data(),
-                                         slab_offset.data()};
+                                         slab_offset.data(), stream};
             for (int64_t i = 0, e = ring.elements() * a.lanes; i < e; ++i) buf.ring[i] = 0;  // flushes re-zero
             for (int64_t item = items * s / a.slots; item < items * (s + 1) / a.slots; ++item) {
                 const int64_t n = item / blocks, c0 = item % blocks * a.lanes;
                 backward_item<T>(a, math, is_max, ring, buf, n, c0, imin_(a.lanes, g.c - c0));
             }
         }
+        if (stream) streaming_fence();
     });
 }
 
