@@ -63,10 +63,11 @@ std::vector<double> rounded(const std::vector<double> &v, anydnnDataType_t dt) {
 }
 
 // Forward then backward of one problem against the reference.
+// misalign: of y (Tensor's), 0 for the streaming stores of whole aligned vectors.
 void check_lrn(anydnnHandle_t h, const ref::Lrn &p, anydnnDataType_t dt, const std::vector<int> &dims, Layout lx,
-               Layout ly, double alpha, double beta) {
+               Layout ly, double alpha, double beta, size_t misalign = 16) {
     const LrnDesc desc(p);
-    Tensor x(lx(dims), dt), y(ly(dims), dt), y0(ly(dims), dt);
+    Tensor x(lx(dims), dt), y(ly(dims), dt, misalign), y0(ly(dims), dt);
     x.fill_random(-2, 2);
     if (beta != 0) y.fill_random();
     else y.poison();
@@ -186,6 +187,19 @@ TEST_P(Lrn, AlexNetAndGoogLeNet) {
             SCOPED_TRACE(describe(c.p) + " " + l(c.dims).to_string());
             check_lrn(h, c.p, ANYDNN_DATA_FLOAT, c.dims, l, l, 1, 0);
         }
+}
+
+// y of 16 MiB and more gets streaming stores (both layouts; NHWC's pixels
+// of 96 channels, 64-byte aligned: whole vectors on AVX-512, a masked tail
+// on AVX2; a misaligned y, as every other test has, takes plain stores).
+TEST_P(Lrn, ForwardBeyondTheCache) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const Case c{{1, 96, 210, 210}, {5, 1e-4, 0.75, 2}};
+    for (Layout l : {packed, packed_nhwc}) {
+        SCOPED_TRACE(l(c.dims).to_string());
+        check_lrn(h, c.p, ANYDNN_DATA_FLOAT, c.dims, l, l, 0.75, 0, 0);
+    }
 }
 
 // y may be x's buffer (identical descriptors).
