@@ -287,6 +287,18 @@ template <class C>
 }
 
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+// alpha x s^-0.75 with s = k + alpha_n r, for the window sums r: the fused
+// forward passes' last steps on a vector of the level.
+ANYDNN_ALWAYS_INLINE vec_t<float> output_075(vec_t<float> r, vec_t<float> x, const LrnConsts<float> &p) {
+    using V = vec_t<float>;
+    const V s = p.k + p.alpha_n * r;
+#if ANYDNN_ISA_avx512
+    return p.alpha * x * reinterpret_cast<V>(pow_075(reinterpret_cast<__m512>(s)));
+#else
+    return p.alpha * x * reinterpret_cast<V>(pow_075(reinterpret_cast<__m256>(s)));
+#endif
+}
+
 // forward_row in one pass over a whole block of lanes, for f32, beta 0.75
 // and a window of N channels: each vector's square enters the ring and its
 // window sum, power and product stay in registers, where forward_row makes
@@ -308,13 +320,7 @@ template <int N>
 #pragma GCC unroll 16
         for (int j = 1; j < N - 1; ++j) r += load_vec<V>(rows[j] + l);
         r += e;
-        const V s = p.k + p.alpha_n * r;
-#if ANYDNN_ISA_avx512
-        const V pw = reinterpret_cast<V>(pow_075(reinterpret_cast<__m512>(s)));
-#else
-        const V pw = reinterpret_cast<V>(pow_075(reinterpret_cast<__m256>(s)));
-#endif
-        const V out = p.alpha * load_vec<V>(x + l) * pw;
+        const V out = output_075(r, load_vec<V>(x + l), p);
         if (stream) stream_vector(y + l, out);
         else store_vec(y + l, out);
     }
@@ -611,13 +617,7 @@ template <int N>
         V r = v[0] * v[0];
 #pragma GCC unroll 16
         for (int j = 1; j < N; ++j) r += v[j] * v[j];
-        const V s = p.k + p.alpha_n * r;
-#if ANYDNN_ISA_avx512
-        const V pw = reinterpret_cast<V>(pow_075(reinterpret_cast<__m512>(s)));
-#else
-        const V pw = reinterpret_cast<V>(pow_075(reinterpret_cast<__m256>(s)));
-#endif
-        const V out = p.alpha * v[before] * pw;
+        const V out = output_075(r, v[before], p);
         if (c + W > C) store_lanes(y + c, out, C - c);
         else if (stream && reinterpret_cast<uintptr_t>(y + c) % kVectorBytes == 0) stream_vector(y + c, out);
         else store_vec(y + c, out);
