@@ -63,7 +63,8 @@ std::vector<double> rounded(const std::vector<double> &v, anydnnDataType_t dt) {
 }
 
 // Forward then backward of one problem against the reference.
-// misalign: of y (Tensor's), 0 for the streaming stores of whole aligned vectors.
+// misalign: of y and dx (Tensor's), 0 for the streaming stores of whole
+// aligned vectors.
 void check_lrn(anydnnHandle_t h, const ref::Lrn &p, anydnnDataType_t dt, const std::vector<int> &dims, Layout lx,
                Layout ly, double alpha, double beta, size_t misalign = 16) {
     const LrnDesc desc(p);
@@ -81,7 +82,7 @@ void check_lrn(anydnnHandle_t h, const ref::Lrn &p, anydnnDataType_t dt, const s
     EXPECT_TRUE(y.gaps_equal(y0));
 
     // The backward pass reads y as given: the forward output of alpha = 1, beta = 0.
-    Tensor yf(ly(dims), dt), dy(lx(dims), dt), dx(ly(dims), dt), dx0(ly(dims), dt);
+    Tensor yf(ly(dims), dt), dy(lx(dims), dt), dx(ly(dims), dt, misalign), dx0(ly(dims), dt);
     const Scalar one(1), zero(0);
     ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, one.ptr(dt), x.desc(), x.data(),
                                            zero.ptr(dt), yf.desc(), yf.data()));
@@ -189,10 +190,10 @@ TEST_P(Lrn, AlexNetAndGoogLeNet) {
         }
 }
 
-// y of 16 MiB and more gets streaming stores (both layouts; NHWC's pixels
+// y and dx of 16 MiB and more get streaming stores (both layouts; NHWC's pixels
 // of 96 channels, 64-byte aligned: whole vectors on AVX-512, a masked tail
 // on AVX2; a misaligned y, as every other test has, takes plain stores).
-TEST_P(Lrn, ForwardBeyondTheCache) {
+TEST_P(Lrn, OutputsBeyondTheCache) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
     const Case c{{1, 96, 210, 210}, {5, 1e-4, 0.75, 2}};

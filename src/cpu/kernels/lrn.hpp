@@ -10,6 +10,11 @@
 // pass runs the same ring plus rings of dy y / s and of s^-beta, writing dx
 // `before` channels behind: see backward_item.
 //
+// LRN with channel lanes (NHWC): a work item is one pixel, its channels the
+// lanes, in blocks with their window's halo; f32 with beta 0.75 and windows
+// of 3 or 5 runs fused passes over the pixel's channels in registers
+// (forward_pixel_fused, backward_pixel_fused).
+//
 // Divisive normalization: a work item is one (n, c) plane; the window sums
 // are separable box sums (along w, then h, then d) of u^2 in a scratch of
 // three planes, each output the sum of its window in ascending order.
@@ -99,12 +104,25 @@ ANYDNN_ALWAYS_INLINE __m512 pow_075(__m512 s) {
     const __mmask16 inf = _mm512_cmp_ps_mask(s, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
     return _mm512_mask_blend_ps(inf, p, _mm512_setzero_ps());
 }
+// pow_075(s), and 1 / s (the square of its first root estimate) in inv.
+ANYDNN_ALWAYS_INLINE __m512 pow_075_inverse(__m512 s, __m512 &inv) {
+    const __m512 r = rsqrt_step(s, rsqrt14(s));
+    const __mmask16 inf = _mm512_cmp_ps_mask(s, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
+    inv = _mm512_mask_blend_ps(inf, r * r, _mm512_setzero_ps());
+    return _mm512_mask_blend_ps(inf, r * r * rsqrt_step(r, rsqrt14(r)), _mm512_setzero_ps());
+}
 #elif ANYDNN_ISA_avx2
 ANYDNN_ALWAYS_INLINE __m256 pow_075(__m256 s) {
     const __m256 r = rsqrt_step(s, _mm256_rsqrt_ps(s));
     const __m256 p = r * r * rsqrt_step(r, _mm256_rsqrt_ps(r));
     const __m256 inf = _mm256_cmp_ps(s, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
     return _mm256_blendv_ps(p, _mm256_setzero_ps(), inf);
+}
+ANYDNN_ALWAYS_INLINE __m256 pow_075_inverse(__m256 s, __m256 &inv) {
+    const __m256 r = rsqrt_step(s, _mm256_rsqrt_ps(s));
+    const __m256 inf = _mm256_cmp_ps(s, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
+    inv = _mm256_blendv_ps(r * r, _mm256_setzero_ps(), inf);
+    return _mm256_blendv_ps(r * r * rsqrt_step(r, _mm256_rsqrt_ps(r)), _mm256_setzero_ps(), inf);
 }
 #endif
 
@@ -490,6 +508,11 @@ void lrn_typed(const ExecContext &ctx, const LrnArgs &a) {
 
 constexpr int64_t kHalo = kMaxN - 1;
 
+// The padding of backward_pixel_fused's buffer of q on each side: zeros for
+// the windows past the run's ends (up to 2 channels), a whole vector so
+// that channel 0 stays aligned.
+constexpr int64_t kQPad = kVectorBytes / int64_t(sizeof(float));
+
 // buf[i] = xs[i - i0]^2 for i in [i0, i1), 0 for every other i < Size.
 template <int64_t Size, class C>
 inline void square_block(const C *xs, int64_t i0, int64_t i1, C *__restrict buf) {
@@ -623,6 +646,59 @@ template <int N>
         else store_vec(y + c, out);
     }
 }
+
+// The backward pass of one pixel's C contiguous channels, f32 with beta 0.75
+// and a window of N: a first pass over the run computes each channel's
+// window sum s (shifted masked loads of x, as the forward pass), s^-beta into
+// pw and q = dy y / s into q (zeros past C: dy's masked lanes are 0); a
+// second one adds each channel's q window (the channels whose windows hold
+// it, ascending) for dx = alpha (dy s^-beta - 2 beta alpha_n x sum q). The
+// second pass's shifted loads of q come after the whole first pass, once
+// its stores have left the store buffer. q: kQPad + C rounded up to
+// vectors + kQPad values, zero but for the channels; pw: C rounded up.
+template <int N>
+[[gnu::noinline]] void backward_pixel_fused(const float *x, const float *y, const float *dy, float *dx, int64_t C,
+                                            float *q, float *pw, const LrnConsts<float> &p, bool stream) {
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
+    const int64_t before = p.before, after = p.after;
+    float *qc = q + kQPad;  // channel 0
+    for (int64_t c = 0; c < C; c += W) {
+        V v[N];
+        if (c >= before && c - before + N - 1 + W <= C) {
+#pragma GCC unroll 16
+            for (int j = 0; j < N; ++j) v[j] = load_vec<V>(x + c - before + j);
+        } else {
+#pragma GCC unroll 16
+            for (int j = 0; j < N; ++j) v[j] = load_lanes(x + c - before + j, before - c - j, C - c + before - j);
+        }
+        V r = v[0] * v[0];
+#pragma GCC unroll 16
+        for (int j = 1; j < N; ++j) r += v[j] * v[j];
+        const V s = p.k + p.alpha_n * r;
+        V inv;
+#if ANYDNN_ISA_avx512
+        __m512 inv_r;
+        const V pwr = reinterpret_cast<V>(pow_075_inverse(reinterpret_cast<__m512>(s), inv_r));
+#else
+        __m256 inv_r;
+        const V pwr = reinterpret_cast<V>(pow_075_inverse(reinterpret_cast<__m256>(s), inv_r));
+#endif
+        inv = reinterpret_cast<V>(inv_r);
+        store_vec(pw + c, pwr);
+        store_vec(qc + c, load_lanes(dy + c, 0, C - c) * load_lanes(y + c, 0, C - c) * inv);
+    }
+    for (int64_t c = 0; c < C; c += W) {
+        V r = load_vec<V>(qc + c - after);
+#pragma GCC unroll 16
+        for (int j = 1; j < N; ++j) r += load_vec<V>(qc + c - after + j);
+        const V out = p.alpha * (load_lanes(dy + c, 0, C - c) * load_vec<V>(pw + c) -
+                                 p.two_beta_alpha_n * load_lanes(x + c, 0, C - c) * r);
+        if (c + W > C) store_lanes(dx + c, out, C - c);
+        else if (stream && reinterpret_cast<uintptr_t>(dx + c) % kVectorBytes == 0) stream_vector(dx + c, out);
+        else store_vec(dx + c, out);
+    }
+}
 #endif
 
 template <class T, class C>
@@ -655,12 +731,19 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
     const ops::LrnGrid &g = a.g;
     const int64_t pixels = g.pixels();
     const LrnConsts<C> lc = lrn_consts<C>(a);
-    // forward_pixel_fused's case: contiguous f32 channels, not in place, not blended.
-    [[maybe_unused]] const bool fused = !Backward && std::is_same_v<T, float> && kVectorBytes >= 32 && lc.b075 &&
-                                        (lc.n == 3 || lc.n == 5) && g.sc[0] == 1 && g.sc[1] == 1 && a.beta == 0 &&
-                                        a.out != a.x;
-    const bool stream = fused && use_streaming_stores(g.n * g.c * pixels * int64_t(sizeof(T)), a.out, a.x);
+    // The fused passes' case: f32, contiguous channels, beta 0.75, windows of 3
+    // or 5, not blended; the forward pass not in place (the backward one
+    // reads each vector's own lanes only after its first pass).
+    bool fused = std::is_same_v<T, float> && kVectorBytes >= 32 && lc.b075 && (lc.n == 3 || lc.n == 5) &&
+                 a.beta == 0 && (Backward || a.out != a.x);
+    for (int k = 0; k < g.nops; ++k) fused = fused && g.sc[k] == 1;
+    const bool stream =
+        fused && use_streaming_stores(g.n * g.c * pixels * int64_t(sizeof(T)), a.out, a.x, a.y, a.dy);
     parallel_ranges(ctx, g.n * pixels, kGrain / g.c + 1, [&](int64_t begin, int64_t end) {
+        // backward_pixel_fused's buffers; q's padding stays zero.
+        const int64_t cv = (g.c + kVectorBytes - 1) / kVectorBytes * kVectorBytes;  // >= C rounded up to vectors
+        KernelArray<float> q(Backward && fused ? cv + 2 * kQPad : 0), pw(Backward && fused ? cv : 0);
+        for (int64_t i = 0; Backward && fused && i < cv + 2 * kQPad; ++i) q.data()[i] = 0;
         int64_t off[ops::kLrnMaxOperands];
         for (int64_t item = begin; item < end; ++item) {
             int64_t p = item % pixels;
@@ -671,10 +754,15 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
                 for (int k = 0; k < g.nops; ++k) off[k] += cd * g.s[k][d];
             }
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
-            if constexpr (!Backward && std::is_same_v<T, float>) {
+            if constexpr (std::is_same_v<T, float>) {
                 if (fused) {
-                    (lc.n == 3 ? forward_pixel_fused<3> : forward_pixel_fused<5>)(
-                        static_cast<const float *>(a.x) + off[0], static_cast<float *>(a.out) + off[1], g.c, lc, stream);
+                    const float *x = static_cast<const float *>(a.x) + off[0];
+                    float *out = static_cast<float *>(a.out) + off[Backward ? 3 : 1];
+                    if constexpr (Backward)
+                        (lc.n == 3 ? backward_pixel_fused<3> : backward_pixel_fused<5>)(
+                            x, static_cast<const float *>(a.y) + off[1], static_cast<const float *>(a.dy) + off[2],
+                            out, g.c, q.data(), pw.data(), lc, stream);
+                    else (lc.n == 3 ? forward_pixel_fused<3> : forward_pixel_fused<5>)(x, out, g.c, lc, stream);
                     continue;
                 }
             }
