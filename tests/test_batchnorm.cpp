@@ -141,7 +141,8 @@ TEST_P(BatchNorm, FusedAddRelu) {
 // and more) run a block of channels at a time (4 MiB: forward 8 channels of
 // 2 x 240 x 250 here, the last block 5; backward 4, the last 1), with the
 // fused add + RELU (its mask offset per block), beta != 0, the running
-// averages, and a backward pass that computes its statistics block by block.
+// averages, and a backward pass that computes its statistics block by block;
+// and NHWC's passes over the same sizes.
 TEST_P(BatchNorm, ChannelBlocksBeyondTheCache) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);
@@ -151,6 +152,8 @@ TEST_P(BatchNorm, ChannelBlocksBeyondTheCache) {
         c.saved_null = !fused;
         check_norm(h, c);
     }
+    // NHWC: the normalization's rows stream y out (beta 0).
+    check_norm(h, bn_case(NormKind::spatial, {2, 37, 240, 250}, packed_nhwc, ANYDNN_DATA_FLOAT, 0.75, 0));
 }
 
 TEST_P(BatchNorm, GradientMatchesFiniteDifferences) {
