@@ -127,11 +127,59 @@ inline void for_each_chunk(const ExecContext &ctx, const NormArgs &a, Fn &&fn) {
     });
 }
 
-// The elementwise passes: any split (nothing is summed).
-template <class Run>
-inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, Run &&run) {
+// The elementwise passes' fast case: rows that share their groups, each
+// element of a row its own (NHWC per channel), the parameters folded, no
+// mask, rows of contiguous x, `in` (y's source: x, or dy) and out. They go
+// a block of rows per call with the coefficients in L1: row by row through
+// forward_run, the call and its setup for each pixel's 64 channels were a
+// third of the pass.
+inline bool shared_rows_case(const NormArgs &a, NormOperand in) {
+    const StridedLoop &L = a.loop;
+    return a.by_rows && L.nd > 1 && L.inner_stride(kNormStat) == 1 && L.inner_stride(kNormX) == 1 &&
+           L.inner_stride(in) == 1 && L.inner_stride(kNormOut) == 1 && a.cscale == nullptr && a.mask == nullptr;
+}
+
+// Whether the out operand gets streaming stores (not blended, in T).
+inline bool streams(const NormArgs &a, size_t size, const void *in) {
+    return a.beta == 0 && !a.wide && use_streaming_stores(a.loop.total() * int64_t(size), a.out, a.x, in);
+}
+
+// y[i] = f(i) (+ beta y[i] when blend) for i < len; stream: a chunk at a
+// time into L1, then streamed out (T = C, not blended).
+template <class T, class C, class F>
+inline void write_row(T *y, int64_t len, C beta, bool blend, bool stream, F &&f) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (stream) {
+            for (int64_t i0 = 0; i0 < len; i0 += kStreamingChunk) {
+                alignas(64) C t[kStreamingChunk];
+                const int64_t n = imin_(kStreamingChunk, len - i0);
+                for (int64_t i = 0; i < n; ++i) t[i] = f(i0 + i);
+                stream_copy(y + i0, t, n);
+            }
+            return;
+        }
+    }
+    if (blend)
+        for (int64_t i = 0; i < len; ++i) store(y + i, f(i) + beta * load<C>(y + i));
+    else
+        for (int64_t i = 0; i < len; ++i) store(y + i, f(i));
+}
+
+// The elementwise passes: any split (nothing is summed). shared(o, len,
+// rows, rs) takes the blocks of rows that share their groups when `rows`
+// (shared_rows_case), run(off, len) every other row; stream: the threads
+// fence their streaming stores.
+template <class Shared, class Run>
+inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, bool rows, bool stream, Shared &&shared,
+                          Run &&run) {
     const int64_t grain = a.by_rows ? kElementwiseGrain / a.loop.inner() + 1 : kElementwiseGrain;
-    parallel_ranges(ctx, units(a), grain, [&](int64_t begin, int64_t end) { walk(a, begin, end, run); });
+    parallel_ranges(ctx, units(a), grain, [&](int64_t begin, int64_t end) {
+        walk_rows(a, begin, end, [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
+            if (rows && rs[kNormStat] == 0) shared(o, len, n, rs);
+            else each_row(a, o, len, n, rs, run);
+        });
+        if (stream) streaming_fence();
+    });
 }
 
 // ---- Forward ---------------------------------------------------------------
@@ -289,64 +337,23 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
     }
 }
 
-// Rows that share their groups, each element of a row its own (NHWC per
-// channel), the parameters folded, nothing added: y = alpha (x ca + cb)
-// (+ beta y) a block of rows per call, with ca and cb in L1. Row by row
-// through forward_run, the call and its setup for each pixel's 64 channels
-// were a third of the pass. stream: y's rows are computed into an L1
-// chunk and streamed out (contiguous rows, not blended, T = C).
-template <class T, class C>
-[[gnu::noinline]] void forward_shared_rows(int64_t len, int64_t rows, const T *x, int64_t xr, T *y, int64_t yr,
-                                           const C *__restrict ca, const C *__restrict cb, C alpha, C beta,
-                                           bool blend, bool stream) {
-    for (int64_t r = 0; r < rows; ++r) {
-        const T *xp = x + r * xr;
-        T *yp = y + r * yr;
-        if constexpr (std::is_same_v<T, C>) {
-            if (stream) {
-                for (int64_t i0 = 0; i0 < len; i0 += kStreamingChunk) {
-                    alignas(64) C t[kStreamingChunk];
-                    const int64_t n = imin_(kStreamingChunk, len - i0);
-                    for (int64_t i = 0; i < n; ++i) t[i] = (xp[i0 + i] * ca[i0 + i] + cb[i0 + i]) * alpha;
-                    stream_copy(yp + i0, t, n);
-                }
-                continue;
-            }
-        }
-        if (blend)
-            for (int64_t i = 0; i < len; ++i) store(yp + i, (load<C>(xp + i) * ca[i] + cb[i]) * alpha + beta * load<C>(yp + i));
-        else
-            for (int64_t i = 0; i < len; ++i) store(yp + i, (load<C>(xp + i) * ca[i] + cb[i]) * alpha);
-    }
-}
-
 template <class T>
 void forward_typed(const ExecContext &ctx, const NormArgs &a) {
-    const StridedLoop &L = a.loop;
-    // forward_shared_rows's case: rows of contiguous x and y, one group per element.
-    const bool shared = a.by_rows && L.nd > 1 && L.inner_stride(kNormStat) == 1 && L.inner_stride(kNormX) == 1 &&
-                        L.inner_stride(kNormOut) == 1 && a.cscale == nullptr && !a.add && !a.relu &&
-                        a.mask == nullptr;
-    const bool stream = shared && a.beta == 0 && !a.wide &&
-                        use_streaming_stores(L.total() * int64_t(sizeof(T)), a.out, a.x);
+    const bool rows = shared_rows_case(a, kNormX) && !a.add && !a.relu;
+    const bool stream = rows && streams(a, sizeof(T), a.x);
     with_compute<T>(a, [&](auto compute) {
         using C = typename decltype(compute)::type;
-        const int64_t grain = a.by_rows ? kElementwiseGrain / L.inner() + 1 : kElementwiseGrain;
-        parallel_ranges(ctx, units(a), grain, [&](int64_t begin, int64_t end) {
-            walk_rows(a, begin, end, [&](const int64_t *o, int64_t len, int64_t rows, const int64_t *rs) {
-                if (shared && rs[kNormStat] == 0) {
-                    forward_shared_rows<T, C>(len, rows, static_cast<const T *>(a.x) + o[kNormX], rs[kNormX],
-                                              static_cast<T *>(a.out) + o[kNormOut], rs[kNormOut],
-                                              static_cast<const C *>(a.ca) + o[kNormStat],
-                                              static_cast<const C *>(a.cb) + o[kNormStat], static_cast<C>(a.alpha),
-                                              static_cast<C>(a.beta), a.beta != 0, stream);
-                    return;
-                }
-                each_row(a, o, len, rows, rs, [&](const int64_t *off, int64_t n) {
-                    with_steps(a, [&](auto ss, auto ps) { forward_run<T, C>(a, off, n, ss, ps); });
-                });
-            });
-            if (stream) streaming_fence();
+        const auto shared = [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
+            const C *ca = static_cast<const C *>(a.ca) + o[kNormStat], *cb = static_cast<const C *>(a.cb) + o[kNormStat];
+            const C alpha = static_cast<C>(a.alpha);
+            for (int64_t r = 0; r < n; ++r) {
+                const T *x = static_cast<const T *>(a.x) + o[kNormX] + r * rs[kNormX];
+                write_row(static_cast<T *>(a.out) + o[kNormOut] + r * rs[kNormOut], len, static_cast<C>(a.beta),
+                          a.beta != 0, stream, [&](int64_t i) { return (load<C>(x + i) * ca[i] + cb[i]) * alpha; });
+            }
+        };
+        for_each_unit(ctx, a, rows, stream, shared, [&](const int64_t *off, int64_t len) {
+            with_steps(a, [&](auto ss, auto ps) { forward_run<T, C>(a, off, len, ss, ps); });
         });
     });
 }
@@ -567,9 +574,23 @@ void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, P
 
 template <class T>
 void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
+    const bool rows = shared_rows_case(a, kNormIn2);
+    const bool stream = rows && streams(a, sizeof(T), a.in2);
     with_compute<T>(a, [&](auto compute) {
         using C = typename decltype(compute)::type;
-        for_each_unit(ctx, a, [&](const int64_t *off, int64_t len) {
+        const auto shared = [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
+            const int64_t so = o[kNormStat];
+            const C *ca = static_cast<const C *>(a.ca) + so, *cb = static_cast<const C *>(a.cb) + so,
+                    *cc = static_cast<const C *>(a.cc) + so;
+            for (int64_t r = 0; r < n; ++r) {
+                const T *x = static_cast<const T *>(a.x) + o[kNormX] + r * rs[kNormX];
+                const T *dy = static_cast<const T *>(a.in2) + o[kNormIn2] + r * rs[kNormIn2];
+                write_row(static_cast<T *>(a.out) + o[kNormOut] + r * rs[kNormOut], len, static_cast<C>(a.beta),
+                          a.beta != 0, stream,
+                          [&](int64_t i) { return load<C>(dy + i) * ca[i] + (load<C>(x + i) * cb[i] + cc[i]); });
+            }
+        };
+        for_each_unit(ctx, a, rows, stream, shared, [&](const int64_t *off, int64_t len) {
             with_steps(a, [&](auto ss, auto ps) { grad_input_run<T, C>(a, off, len, ss, ps); });
         });
     });
