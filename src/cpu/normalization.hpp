@@ -64,6 +64,9 @@ struct NormArgs {
     // rather than in elements; chunks count units of that kind.
     bool by_rows;
     int64_t chunks, nstats, nparams;
+    // x's elements, all of them where the passes take a block of groups at
+    // a time: the size that decides streaming stores.
+    int64_t elements;
     // stats:     chunks x {sum x, sum x^2} x nstats
     // grad_sums: chunks x {sum g, sum g xhat} x nstats, and
     //            chunks x {sum dy, sum dy xhat} x nparams

@@ -160,6 +160,8 @@ NormArgs base_args(const NormProblem &p) {
     a.dt = p.dt;
     a.nstats = p.nstats;
     a.nparams = p.nparams;
+    a.elements = 1;
+    for (int d = 0; d < p.nl; ++d) a.elements *= p.ldims[d];
     return a;
 }
 

@@ -127,21 +127,25 @@ inline void for_each_chunk(const ExecContext &ctx, const NormArgs &a, Fn &&fn) {
     });
 }
 
-// The elementwise passes' fast case: rows that share their groups, each
-// element of a row its own (NHWC per channel), the parameters folded, no
-// mask, rows of contiguous x, `in` (y's source: x, or dy) and out. They go
-// a block of rows per call with the coefficients in L1: row by row through
-// forward_run, the call and its setup for each pixel's 64 channels were a
-// third of the pass.
-inline bool shared_rows_case(const NormArgs &a, NormOperand in) {
+// The elementwise passes' plain case: the parameters folded, no mask, runs
+// of contiguous x, `in` (the other source: x, or dy) and out, in one
+// statistics group (NCHW per channel) or each element in its own (NHWC per
+// channel). The latter's rows share their groups: they go a block of rows
+// per call with the coefficients in L1 (row by row through forward_run, the
+// call and its setup for each pixel's 64 channels were a third of the
+// pass). Both write with write_row, streaming beyond the cache.
+inline bool plain_case(const NormArgs &a, NormOperand in) {
     const StridedLoop &L = a.loop;
-    return a.by_rows && L.nd > 1 && L.inner_stride(kNormStat) == 1 && L.inner_stride(kNormX) == 1 &&
-           L.inner_stride(in) == 1 && L.inner_stride(kNormOut) == 1 && a.cscale == nullptr && a.mask == nullptr;
+    return L.inner_stride(kNormStat) <= 1 && L.inner_stride(kNormX) == 1 && L.inner_stride(in) == 1 &&
+           L.inner_stride(kNormOut) == 1 && a.cscale == nullptr && a.mask == nullptr;
+}
+inline bool shared_rows(const NormArgs &a) {
+    return a.by_rows && a.loop.nd > 1 && a.loop.inner_stride(kNormStat) == 1;
 }
 
 // Whether the out operand gets streaming stores (not blended, in T).
 inline bool streams(const NormArgs &a, size_t size, const void *in) {
-    return a.beta == 0 && !a.wide && use_streaming_stores(a.loop.total() * int64_t(size), a.out, a.x, in);
+    return a.beta == 0 && !a.wide && use_streaming_stores(a.elements * int64_t(size), a.out, a.x, in);
 }
 
 // y[i] = f(i) (+ beta y[i] when blend) for i < len; stream: a chunk at a
@@ -339,20 +343,27 @@ void forward_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, PS p
 
 template <class T>
 void forward_typed(const ExecContext &ctx, const NormArgs &a) {
-    const bool rows = shared_rows_case(a, kNormX) && !a.add && !a.relu;
-    const bool stream = rows && streams(a, sizeof(T), a.x);
+    const bool plain = plain_case(a, kNormX) && !a.add && !a.relu;
+    const bool stream = plain && streams(a, sizeof(T), a.x);
     with_compute<T>(a, [&](auto compute) {
         using C = typename decltype(compute)::type;
+        const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
         const auto shared = [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
             const C *ca = static_cast<const C *>(a.ca) + o[kNormStat], *cb = static_cast<const C *>(a.cb) + o[kNormStat];
-            const C alpha = static_cast<C>(a.alpha);
             for (int64_t r = 0; r < n; ++r) {
                 const T *x = static_cast<const T *>(a.x) + o[kNormX] + r * rs[kNormX];
-                write_row(static_cast<T *>(a.out) + o[kNormOut] + r * rs[kNormOut], len, static_cast<C>(a.beta),
-                          a.beta != 0, stream, [&](int64_t i) { return (load<C>(x + i) * ca[i] + cb[i]) * alpha; });
+                write_row(static_cast<T *>(a.out) + o[kNormOut] + r * rs[kNormOut], len, beta, a.beta != 0, stream,
+                          [&](int64_t i) { return (load<C>(x + i) * ca[i] + cb[i]) * alpha; });
             }
         };
-        for_each_unit(ctx, a, rows, stream, shared, [&](const int64_t *off, int64_t len) {
+        for_each_unit(ctx, a, plain && shared_rows(a), stream, shared, [&](const int64_t *off, int64_t len) {
+            if (plain && a.loop.inner_stride(kNormStat) == 0) {  // one group along the run
+                const T *x = static_cast<const T *>(a.x) + off[kNormX];
+                const C ca = static_cast<const C *>(a.ca)[off[kNormStat]], cb = static_cast<const C *>(a.cb)[off[kNormStat]];
+                write_row(static_cast<T *>(a.out) + off[kNormOut], len, beta, a.beta != 0, stream,
+                          [&](int64_t i) { return (load<C>(x + i) * ca + cb) * alpha; });
+                return;
+            }
             with_steps(a, [&](auto ss, auto ps) { forward_run<T, C>(a, off, len, ss, ps); });
         });
     });
@@ -574,8 +585,8 @@ void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, P
 
 template <class T>
 void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
-    const bool rows = shared_rows_case(a, kNormIn2);
-    const bool stream = rows && streams(a, sizeof(T), a.in2);
+    const bool plain = plain_case(a, kNormIn2);
+    const bool stream = plain && streams(a, sizeof(T), a.in2);
     with_compute<T>(a, [&](auto compute) {
         using C = typename decltype(compute)::type;
         const auto shared = [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
@@ -590,7 +601,17 @@ void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
                           [&](int64_t i) { return load<C>(dy + i) * ca[i] + (load<C>(x + i) * cb[i] + cc[i]); });
             }
         };
-        for_each_unit(ctx, a, rows, stream, shared, [&](const int64_t *off, int64_t len) {
+        for_each_unit(ctx, a, plain && shared_rows(a), stream, shared, [&](const int64_t *off, int64_t len) {
+            if (plain && a.loop.inner_stride(kNormStat) == 0) {  // one group along the run
+                const int64_t so = off[kNormStat];
+                const C ca = static_cast<const C *>(a.ca)[so], cb = static_cast<const C *>(a.cb)[so],
+                        cc = static_cast<const C *>(a.cc)[so];
+                const T *x = static_cast<const T *>(a.x) + off[kNormX];
+                const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+                write_row(static_cast<T *>(a.out) + off[kNormOut], len, static_cast<C>(a.beta), a.beta != 0, stream,
+                          [&](int64_t i) { return load<C>(dy + i) * ca + (load<C>(x + i) * cb + cc); });
+                return;
+            }
             with_steps(a, [&](auto ss, auto ps) { grad_input_run<T, C>(a, off, len, ss, ps); });
         });
     });
