@@ -446,6 +446,27 @@ void grad_sums_same(int64_t len, const T *__restrict x, XS xs, const T *__restri
     *sgx += sx;
 }
 
+// grad_sums along a run in one statistics and one parameter group (BN's
+// NCHW per channel, without the mask): sum dy and sum dy xhat in two
+// reductions as stats_same; g = dy * scale's sums are the scale times them.
+// Through Acc's four lane arrays (g's and dy's sums apart) the loop ran at
+// half width with twice the arithmetic.
+template <class T, class Stride>
+void grad_sums_fixed(int64_t len, const T *__restrict x, Stride xs, const T *__restrict dy, Stride dys, double mean,
+                     double inv, double scale, double *sg, double *sgx, double *sd, double *sdx) {
+    double s = 0, sx = 0;
+#pragma omp simd reduction(+ : s, sx)
+    for (int64_t i = 0; i < len; ++i) {
+        const double d = load<double>(dy + i * dys);
+        s += d;
+        sx += d * ((load<double>(x + i * xs) - mean) * inv);
+    }
+    *sg += s * scale;
+    *sgx += sx * scale;
+    *sd += s;
+    *sdx += sx;
+}
+
 template <class T, class SS, class PS>
 void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *stat, double *param, SS ss,
                    PS ps) {
@@ -472,6 +493,18 @@ void grad_sums_run(const NormArgs &a, const int64_t *off, int64_t len, double *s
         else if (xs == 1 && dys == 1) run(std::false_type{}, unit, unit);
         else run(std::false_type{}, xs, dys);
         return;
+    }
+    if constexpr (std::is_same_v<SS, Step0> && std::is_same_v<PS, Step0>) {
+        if (mask == nullptr && dz == nullptr) {
+            double *const sums[4] = {stat + so, stat + a.nstats + so, param + po, param + a.nparams + po};
+            if (xs == 1 && dys == 1) {
+                const std::integral_constant<int64_t, 1> unit;
+                grad_sums_fixed(len, x, unit, dy, unit, mean[0], inv[0], scale[0], sums[0], sums[1], sums[2], sums[3]);
+            } else {
+                grad_sums_fixed(len, x, xs, dy, dys, mean[0], inv[0], scale[0], sums[0], sums[1], sums[2], sums[3]);
+            }
+            return;
+        }
     }
     Acc<SS> g1{stat + so, ss}, g2{stat + a.nstats + so, ss};
     Acc<PS> d1{param + po, ps}, d2{param + a.nparams + po, ps};
