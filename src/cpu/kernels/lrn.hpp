@@ -437,8 +437,11 @@ void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, i
 // whose windows hold c), so dx of channel c = m - before is final at step m.
 // Rings: squares as in the forward pass; q_m and s_m^-beta in slot m % n
 // (slots of channels below 0 stay 0: written only from step m = their slot).
+// stream: dx's rows go out with streaming stores, as y's in forward_item
+// (GoogLeNet's conv2 norm at mb16: 8.3 -> 5.9 ms).
 template <class T, class C>
-void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, int64_t nb, bool unit) {
+void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, int64_t nb, bool unit,
+                   bool stream) {
     const ops::LrnGrid &g = a.g;
     const int n = p.n, before = p.before, after = p.after;
     const int last = g.nd - 1;
@@ -459,6 +462,14 @@ void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, 
     };
     for (int64_t ch = -before; ch < after; ++ch) enter_square(row(ch), nb, sq[(ch + before) % n]);
     for (int64_t m = 0; m < g.c + before; ++m) {
+        // As the forward pass: the channel rows kPrefetchChannels ahead (1 KiB
+        // runs a plane apart, which the hardware prefetchers do not follow).
+        if (unit && m + after + kPrefetchChannels < g.c) {
+            const int64_t bytes = nb * int64_t(sizeof(T)), ahead = m + kPrefetchChannels;
+            prefetch_run<0>(x + (ahead + after) * sxc, bytes);
+            prefetch_run<0>(y + ahead * syc, bytes);
+            prefetch_run<0>(dy + ahead * sdyc, bytes);
+        }
         if (m < g.c)
             backward_q(sq, m, row(m + after), staged_in(y + m * syc, syl, nb, by),
                        staged_in(dy + m * sdyc, sdyl, nb, bdy), pw[m % n], q[m % n], nb, p);
@@ -467,10 +478,10 @@ void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, 
         if (m < before) continue;
         const int64_t c = m - before;
         T *dxp = dx + c * sdxc;
-        C *out = direct_out(dxp, sdxl, blend, res);
+        C *out = stream ? res : direct_out(dxp, sdxl, blend, res);
         backward_dx(q, m, pw[c % n], staged_in(x + c * sxc, sxl, nb, bx), staged_in(dy + c * sdyc, sdyl, nb, bdyc),
                     out, nb, p);
-        if (out == res) staged_out(dxp, sdxl, res, nb, p.beta, blend, false);
+        if (out == res) staged_out(dxp, sdxl, res, nb, p.beta, blend, stream);
     }
 }
 
@@ -484,13 +495,13 @@ void lrn_typed(const ExecContext &ctx, const LrnArgs &a) {
     for (int k = 0; k < g.nops; ++k) unit = unit && (g.s[k][last] == 1 || g.dims[last] == 1);
     const int64_t per_item = g.c * imin_(kPixelLanes, g.dims[last]);
     const LrnConsts<C> p = lrn_consts<C>(a);
-    const bool stream = !Backward && unit && a.beta == 0 &&
-                        use_streaming_stores(g.n * g.c * g.pixels() * int64_t(sizeof(T)), a.out, a.x);
+    const bool stream = unit && a.beta == 0 &&
+                        use_streaming_stores(g.n * g.c * g.pixels() * int64_t(sizeof(T)), a.out, a.x, a.y, a.dy);
     parallel_ranges(ctx, it.count(g), kGrain / per_item + 1, [&](int64_t begin, int64_t end) {
         int64_t off[ops::kLrnMaxOperands];
         for (int64_t item = begin; item < end; ++item) {
             const int64_t nb = item_offsets(g, it, item, off);
-            if constexpr (Backward) backward_item<T>(a, p, off, nb, unit);
+            if constexpr (Backward) backward_item<T>(a, p, off, nb, unit, stream);
             else forward_item<T>(a, p, off, nb, unit, stream);
         }
         if (stream) streaming_fence();
