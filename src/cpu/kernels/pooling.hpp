@@ -165,6 +165,7 @@ using FoldMath = void (*)(C *dst, const C *a, const C *b, int64_t n);
 
 template <class R, class C>
 [[gnu::noinline]] void fold_rows(C *dst, const C *a, const C *b, int64_t n) {
+    prefetch_stream_run(b, n * int64_t(sizeof(C)));
     for (int64_t j = 0; j < n; ++j) dst[j] = R::step(a[j], b[j]);
 }
 
