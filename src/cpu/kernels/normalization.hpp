@@ -207,6 +207,8 @@ inline void row_blocks(int64_t rows, Fn &&fn) {
 template <class T, int64_t N>
 void stats_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, double *__restrict sum,
                double *__restrict sq) {
+    if (xs == 1)
+        for (int64_t r = 0; r < N; ++r) prefetch_stream_run(x + r * xr, len * int64_t(sizeof(T)));
     for (int64_t i = 0; i < len; ++i) {
         double s = 0, q = 0;
         for (int64_t r = 0; r < N; ++r) {
@@ -381,6 +383,11 @@ void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, c
                    int64_t ms, int64_t mr, const double *__restrict mean, const double *__restrict inv,
                    const double *__restrict scale, double *__restrict sg, double *__restrict sgx,
                    double *__restrict sd, double *__restrict sdx) {
+    if (xs == 1 && dys == 1)
+        for (int64_t r = 0; r < N; ++r) {
+            prefetch_stream_run(x + r * xr, len * int64_t(sizeof(T)));
+            prefetch_stream_run(dy + r * dyr, len * int64_t(sizeof(T)));
+        }
     for (int64_t i = 0; i < len; ++i) {
         double s = 0, sx = 0;  // sum dy, sum dy xhat over the rows; g = dy * scale[i]
         for (int64_t r = 0; r < N; ++r) {
