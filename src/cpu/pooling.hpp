@@ -55,7 +55,7 @@ inline PoolingRing pooling_ring(const ops::PoolGeometry &g) {
 // the pass was latency-bound), else 16, one register transpose's tile of
 // channel rows (NCHW: more images' items for the threads).
 constexpr int64_t kPoolingBackwardMaxLanes = 64;
-constexpr int64_t kPoolingBackwardFirstLanes = 16;
+constexpr int64_t kPoolingBackwardChannelsFirstLanes = 16;
 
 // dx = alpha * dpool(x, dy) + beta * dx. A work item is one image's block of
 // `lanes` channels: its gradient is summed in its ring (PoolingRing) in the
@@ -68,7 +68,7 @@ struct PoolingBackwardArgs {
     const void *dy, *x;  // x: MAX only
     void *dx;
     double alpha, beta;
-    int64_t lanes;  // channels per work item (kPoolingBackwardMaxLanes, kPoolingBackwardFirstLanes)
+    int64_t lanes;  // channels per work item (kPoolingBackwardMaxLanes, kPoolingBackwardChannelsFirstLanes)
     int64_t slots;  // rings; slot s runs items [items * s / slots, items * (s + 1) / slots)
     void *scratch;  // slots * pooling_ring(g).elements() * lanes values of the compute type
 };

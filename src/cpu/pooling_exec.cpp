@@ -52,7 +52,7 @@ void execute_pooling_backward(const Handle &h, const ops::PoolingBackwardProblem
     // each dx element's sum order is fixed.
     const int64_t ring = pooling_ring(g).elements();
     int64_t lanes = kScratchBudget / (ring * value);
-    const int64_t most = p.dxs.s[1] == 1 ? kPoolingBackwardMaxLanes : kPoolingBackwardFirstLanes;
+    const int64_t most = p.dxs.s[1] == 1 ? kPoolingBackwardMaxLanes : kPoolingBackwardChannelsFirstLanes;
     lanes = lanes < 1 ? 1 : lanes > most ? most : lanes;
     lanes = lanes > g.c ? g.c : lanes;
     const int64_t items = g.n * ((g.c + lanes - 1) / lanes);

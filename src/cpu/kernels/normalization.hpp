@@ -361,7 +361,8 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
         using C = typename decltype(compute)::type;
         const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
         const auto shared = [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
-            const C *ca = static_cast<const C *>(a.ca) + o[kNormStat], *cb = static_cast<const C *>(a.cb) + o[kNormStat];
+            const C *ca = static_cast<const C *>(a.ca) + o[kNormStat];
+            const C *cb = static_cast<const C *>(a.cb) + o[kNormStat];
             for (int64_t r = 0; r < n; ++r) {
                 const T *x = static_cast<const T *>(a.x) + o[kNormX] + r * rs[kNormX];
                 write_row(static_cast<T *>(a.out) + o[kNormOut] + r * rs[kNormOut], len, beta, a.beta != 0, stream,
@@ -371,7 +372,8 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
         for_each_unit(ctx, a, plain && shared_rows(a), stream, shared, [&](const int64_t *off, int64_t len) {
             if (plain && a.loop.inner_stride(kNormStat) == 0) {  // one group along the run
                 const T *x = static_cast<const T *>(a.x) + off[kNormX];
-                const C ca = static_cast<const C *>(a.ca)[off[kNormStat]], cb = static_cast<const C *>(a.cb)[off[kNormStat]];
+                const C ca = static_cast<const C *>(a.ca)[off[kNormStat]];
+                const C cb = static_cast<const C *>(a.cb)[off[kNormStat]];
                 write_row(static_cast<T *>(a.out) + off[kNormOut], len, beta, a.beta != 0, stream,
                           [&](int64_t i) { return (load<C>(x + i) * ca + cb) * alpha; });
                 return;

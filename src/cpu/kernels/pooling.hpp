@@ -650,7 +650,8 @@ inline void backward_body(const BackwardWindow<C> &w) {
     ANYDNN_LANE_LOOP
     for (int64_t l = 0; l < nb; ++l) grad[l] = w.dy[l] * w.scale;
     if constexpr (IsMax) {
-        C best[kPoolingBackwardMaxLanes], placed[kPoolingBackwardMaxLanes];  // placed: 1 once the gradient went to a tap
+        C best[kPoolingBackwardMaxLanes];
+        C placed[kPoolingBackwardMaxLanes];  // 1 once the gradient went to a tap
         ANYDNN_LANE_LOOP
         for (int64_t l = 0; l < nb; ++l) best[l] = max_start<Propagate, C>();
         for (int64_t id = td.lo; id < td.hi; ++id)
@@ -701,8 +702,9 @@ inline void backward_body(const BackwardWindow<C> &w) {
 template <bool IsMax, bool Propagate, class C>
 [[gnu::noinline]] void backward_math(const BackwardWindow<C> &w) {
     // The constant-count paths: NHWC's blocks and NCHW's (pooling_exec.cpp).
-    if (w.nb == kPoolingBackwardMaxLanes) backward_body<IsMax, Propagate, kPoolingBackwardMaxLanes>(w);
-    else if (w.nb == kPoolingBackwardFirstLanes) backward_body<IsMax, Propagate, kPoolingBackwardFirstLanes>(w);
+    constexpr int64_t kLast = kPoolingBackwardMaxLanes, kFirst = kPoolingBackwardChannelsFirstLanes;
+    if (w.nb == kLast) backward_body<IsMax, Propagate, kLast>(w);
+    else if (w.nb == kFirst) backward_body<IsMax, Propagate, kFirst>(w);
     else backward_body<IsMax, Propagate, 0>(w);
 }
 
