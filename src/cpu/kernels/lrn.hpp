@@ -756,13 +756,22 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
         KernelArray<float> q(Backward && fused ? cv + 2 * kQPad : 0), pw(Backward && fused ? cv : 0);
         for (int64_t i = 0; Backward && fused && i < cv + 2 * kQPad; ++i) q.data()[i] = 0;
         int64_t off[ops::kLrnMaxOperands];
+        const int last = g.nd - 1;
+        int64_t col = 0;  // the pixel's index along the last dimension
         for (int64_t item = begin; item < end; ++item) {
-            int64_t p = item % pixels;
-            for (int k = 0; k < g.nops; ++k) off[k] = item / pixels * g.sn[k];
-            for (int d = g.nd - 1; d >= 0; --d) {
-                const int64_t cd = p % g.dims[d];
-                p /= g.dims[d];
-                for (int k = 0; k < g.nops; ++k) off[k] += cd * g.s[k][d];
+            // Along the last dimension the next pixel is one stride on; the
+            // offsets are worked out (divisions) at the start of a row only.
+            if (item > begin && ++col < g.dims[last]) {
+                for (int k = 0; k < g.nops; ++k) off[k] += g.s[k][last];
+            } else {
+                col = item % g.dims[last];
+                int64_t p = item % pixels;
+                for (int k = 0; k < g.nops; ++k) off[k] = item / pixels * g.sn[k];
+                for (int d = last; d >= 0; --d) {
+                    const int64_t cd = p % g.dims[d];
+                    p /= g.dims[d];
+                    for (int k = 0; k < g.nops; ++k) off[k] += cd * g.s[k][d];
+                }
             }
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
             if constexpr (std::is_same_v<T, float>) {
