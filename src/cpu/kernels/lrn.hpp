@@ -98,13 +98,7 @@ ANYDNN_ALWAYS_INLINE V rsqrt_step(V s, V r) {
 ANYDNN_ALWAYS_INLINE __m512 rsqrt14(__m512 s) {
     return _mm512_maskz_rsqrt14_ps(0xffff, s);
 }
-ANYDNN_ALWAYS_INLINE __m512 pow_075(__m512 s) {
-    const __m512 r = rsqrt_step(s, rsqrt14(s));
-    const __m512 p = r * r * rsqrt_step(r, rsqrt14(r));
-    const __mmask16 inf = _mm512_cmp_ps_mask(s, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
-    return _mm512_mask_blend_ps(inf, p, _mm512_setzero_ps());
-}
-// pow_075(s), and 1 / s (the square of its first root estimate) in inv.
+// s^-0.75, and 1 / s (the square of its first root estimate) in inv.
 ANYDNN_ALWAYS_INLINE __m512 pow_075_inverse(__m512 s, __m512 &inv) {
     const __m512 r = rsqrt_step(s, rsqrt14(s));
     const __mmask16 inf = _mm512_cmp_ps_mask(s, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
@@ -112,17 +106,32 @@ ANYDNN_ALWAYS_INLINE __m512 pow_075_inverse(__m512 s, __m512 &inv) {
     return _mm512_mask_blend_ps(inf, r * r * rsqrt_step(r, rsqrt14(r)), _mm512_setzero_ps());
 }
 #elif ANYDNN_ISA_avx2
-ANYDNN_ALWAYS_INLINE __m256 pow_075(__m256 s) {
-    const __m256 r = rsqrt_step(s, _mm256_rsqrt_ps(s));
-    const __m256 p = r * r * rsqrt_step(r, _mm256_rsqrt_ps(r));
-    const __m256 inf = _mm256_cmp_ps(s, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
-    return _mm256_blendv_ps(p, _mm256_setzero_ps(), inf);
-}
 ANYDNN_ALWAYS_INLINE __m256 pow_075_inverse(__m256 s, __m256 &inv) {
     const __m256 r = rsqrt_step(s, _mm256_rsqrt_ps(s));
     const __m256 inf = _mm256_cmp_ps(s, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
     inv = _mm256_blendv_ps(r * r, _mm256_setzero_ps(), inf);
     return _mm256_blendv_ps(r * r * rsqrt_step(r, _mm256_rsqrt_ps(r)), _mm256_setzero_ps(), inf);
+}
+#endif
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+// s^-0.75 alone (the unused inverse costs nothing once inlined).
+template <class R>
+ANYDNN_ALWAYS_INLINE R pow_075(R s) {
+    R inv;
+    return pow_075_inverse(s, inv);
+}
+
+// pow_075_inverse on the level's vec_t<float> (GCC's vector operators).
+ANYDNN_ALWAYS_INLINE vec_t<float> pow_075_vec(vec_t<float> s, vec_t<float> &inv) {
+#if ANYDNN_ISA_avx512
+    using R = __m512;
+#else
+    using R = __m256;
+#endif
+    R i;
+    const R p = pow_075_inverse(reinterpret_cast<R>(s), i);
+    inv = reinterpret_cast<vec_t<float>>(i);
+    return reinterpret_cast<vec_t<float>>(p);
 }
 #endif
 
@@ -308,13 +317,8 @@ template <class C>
 // alpha x s^-0.75 with s = k + alpha_n r, for the window sums r: the fused
 // forward passes' last steps on a vector of the level.
 ANYDNN_ALWAYS_INLINE vec_t<float> output_075(vec_t<float> r, vec_t<float> x, const LrnConsts<float> &p) {
-    using V = vec_t<float>;
-    const V s = p.k + p.alpha_n * r;
-#if ANYDNN_ISA_avx512
-    return p.alpha * x * reinterpret_cast<V>(pow_075(reinterpret_cast<__m512>(s)));
-#else
-    return p.alpha * x * reinterpret_cast<V>(pow_075(reinterpret_cast<__m256>(s)));
-#endif
+    vec_t<float> inv;
+    return p.alpha * x * pow_075_vec(p.k + p.alpha_n * r, inv);
 }
 
 // forward_row in one pass over a whole block of lanes, for f32, beta 0.75
@@ -622,10 +626,41 @@ ANYDNN_ALWAYS_INLINE void store_lanes(float *p, vec_t<float> v, int64_t n) {
 #endif
 }
 
+// The window sum of squares for the channels [c, c + W) of a pixel's C
+// contiguous channels x, in ascending channel order as the other paths
+// sum: the squares of N shifted loads, masked at the run's ends (zeros
+// outside [0, C)). v: the loaded vectors, v[before] the channels' own.
+template <int N>
+ANYDNN_ALWAYS_INLINE vec_t<float> window_squares(const float *x, int64_t c, int64_t C, int64_t before,
+                                                 vec_t<float> *v) {
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
+    if (c >= before && c - before + N - 1 + W <= C) {  // every lane inside the run
+#pragma GCC unroll 16
+        for (int j = 0; j < N; ++j) v[j] = load_vec<V>(x + c - before + j);
+    } else {
+#pragma GCC unroll 16
+        for (int j = 0; j < N; ++j) {
+            const int64_t o = c - before + j;  // the loaded vector's first channel
+            v[j] = load_lanes(x + o, -o, C - o);
+        }
+    }
+    V r = v[0] * v[0];
+#pragma GCC unroll 16
+    for (int j = 1; j < N; ++j) r += v[j] * v[j];
+    return r;
+}
+
+// The results for channels [c, c + W) of a run of C to y + c: the run's
+// tail masked; whole aligned vectors streamed when stream.
+ANYDNN_ALWAYS_INLINE void store_channels(float *y, int64_t c, int64_t C, vec_t<float> out, bool stream) {
+    if (c + kVectorBytes / int64_t(sizeof(float)) > C) store_lanes(y + c, out, C - c);
+    else if (stream && reinterpret_cast<uintptr_t>(y + c) % kVectorBytes == 0) stream_vector(y + c, out);
+    else store_vec(y + c, out);
+}
+
 // The forward pass of one pixel's C contiguous channels in registers, f32
-// with beta 0.75, y not x, a window of N channels: each vector's window sum
-// adds the squares of N shifted loads of x (masked at the run's ends: zeros
-// outside [0, C)), in ascending channel order as the other paths do.
+// with beta 0.75, y not x, a window of N channels (window_squares).
 // forward_block squared the block into a buffer and summed it at shifted
 // offsets, loads that waited on the stores just made (a store-forwarding
 // stall on every one): two thirds of NHWC's time. stream: y's aligned whole
@@ -633,70 +668,35 @@ ANYDNN_ALWAYS_INLINE void store_lanes(float *p, vec_t<float> v, int64_t n) {
 template <int N>
 [[gnu::noinline]] void forward_pixel_fused(const float *x, float *y, int64_t C, const LrnConsts<float> &p,
                                            bool stream) {
-    using V = vec_t<float>;
     constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
-    const int64_t before = p.before;
+    const int64_t before = p.before;  // a local: the stores below could alias p for GCC
     for (int64_t c = 0; c < C; c += W) {
-        V v[N];
-        if (c >= before && c - before + N - 1 + W <= C) {  // every lane inside the run
-#pragma GCC unroll 16
-            for (int j = 0; j < N; ++j) v[j] = load_vec<V>(x + c - before + j);
-        } else {
-#pragma GCC unroll 16
-            for (int j = 0; j < N; ++j) {
-                const int64_t o = c - before + j;  // the loaded vector's first channel
-                v[j] = load_lanes(x + o, -o, C - o);
-            }
-        }
-        V r = v[0] * v[0];
-#pragma GCC unroll 16
-        for (int j = 1; j < N; ++j) r += v[j] * v[j];
-        const V out = output_075(r, v[before], p);
-        if (c + W > C) store_lanes(y + c, out, C - c);
-        else if (stream && reinterpret_cast<uintptr_t>(y + c) % kVectorBytes == 0) stream_vector(y + c, out);
-        else store_vec(y + c, out);
+        vec_t<float> v[N];
+        const vec_t<float> r = window_squares<N>(x, c, C, before, v);
+        store_channels(y, c, C, output_075(r, v[before], p), stream);
     }
 }
 
 // The backward pass of one pixel's C contiguous channels, f32 with beta 0.75
 // and a window of N: a first pass over the run computes each channel's
-// window sum s (shifted masked loads of x, as the forward pass), s^-beta into
-// pw and q = dy y / s into q (zeros past C: dy's masked lanes are 0); a
-// second one adds each channel's q window (the channels whose windows hold
-// it, ascending) for dx = alpha (dy s^-beta - 2 beta alpha_n x sum q). The
-// second pass's shifted loads of q come after the whole first pass, once
-// its stores have left the store buffer. q: kQPad + C rounded up to
-// vectors + kQPad values, zero but for the channels; pw: C rounded up.
+// window sum s (window_squares), s^-beta into pw and q = dy y / s into q
+// (zeros past C: dy's masked lanes are 0); a second one adds each channel's
+// q window (the channels whose windows hold it, ascending) for dx = alpha
+// (dy s^-beta - 2 beta alpha_n x sum q). The second pass's shifted loads of
+// q come after the whole first pass, once its stores have left the store
+// buffer. q: kQPad + C rounded up to vectors + kQPad values, zero but for
+// the channels; pw: C rounded up.
 template <int N>
 [[gnu::noinline]] void backward_pixel_fused(const float *x, const float *y, const float *dy, float *dx, int64_t C,
                                             float *q, float *pw, const LrnConsts<float> &p, bool stream) {
     using V = vec_t<float>;
     constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
-    const int64_t before = p.before, after = p.after;
-    float *qc = q + kQPad;  // channel 0
+    const int64_t before = p.before, after = p.after;  // locals: the stores below could alias p for GCC
+    float *qc = q + kQPad;                            // channel 0
     for (int64_t c = 0; c < C; c += W) {
-        V v[N];
-        if (c >= before && c - before + N - 1 + W <= C) {
-#pragma GCC unroll 16
-            for (int j = 0; j < N; ++j) v[j] = load_vec<V>(x + c - before + j);
-        } else {
-#pragma GCC unroll 16
-            for (int j = 0; j < N; ++j) v[j] = load_lanes(x + c - before + j, before - c - j, C - c + before - j);
-        }
-        V r = v[0] * v[0];
-#pragma GCC unroll 16
-        for (int j = 1; j < N; ++j) r += v[j] * v[j];
-        const V s = p.k + p.alpha_n * r;
-        V inv;
-#if ANYDNN_ISA_avx512
-        __m512 inv_r;
-        const V pwr = reinterpret_cast<V>(pow_075_inverse(reinterpret_cast<__m512>(s), inv_r));
-#else
-        __m256 inv_r;
-        const V pwr = reinterpret_cast<V>(pow_075_inverse(reinterpret_cast<__m256>(s), inv_r));
-#endif
-        inv = reinterpret_cast<V>(inv_r);
-        store_vec(pw + c, pwr);
+        V v[N], inv;
+        const V r = window_squares<N>(x, c, C, before, v);
+        store_vec(pw + c, pow_075_vec(p.k + p.alpha_n * r, inv));
         store_vec(qc + c, load_lanes(dy + c, 0, C - c) * load_lanes(y + c, 0, C - c) * inv);
     }
     for (int64_t c = 0; c < C; c += W) {
@@ -705,9 +705,7 @@ template <int N>
         for (int j = 1; j < N; ++j) r += load_vec<V>(qc + c - after + j);
         const V out = p.alpha * (load_lanes(dy + c, 0, C - c) * load_vec<V>(pw + c) -
                                  p.two_beta_alpha_n * load_lanes(x + c, 0, C - c) * r);
-        if (c + W > C) store_lanes(dx + c, out, C - c);
-        else if (stream && reinterpret_cast<uintptr_t>(dx + c) % kVectorBytes == 0) stream_vector(dx + c, out);
-        else store_vec(dx + c, out);
+        store_channels(dx, c, C, out, stream);
     }
 }
 #endif
@@ -752,7 +750,7 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
         fused && use_streaming_stores(g.n * g.c * pixels * int64_t(sizeof(T)), a.out, a.x, a.y, a.dy);
     parallel_ranges(ctx, g.n * pixels, kGrain / g.c + 1, [&](int64_t begin, int64_t end) {
         // backward_pixel_fused's buffers; q's padding stays zero.
-        const int64_t cv = (g.c + kVectorBytes - 1) / kVectorBytes * kVectorBytes;  // >= C rounded up to vectors
+        const int64_t cv = (g.c + kQPad - 1) / kQPad * kQPad;  // C rounded up to vectors
         KernelArray<float> q(Backward && fused ? cv + 2 * kQPad : 0), pw(Backward && fused ? cv : 0);
         for (int64_t i = 0; Backward && fused && i < cv + 2 * kQPad; ++i) q.data()[i] = 0;
         int64_t off[ops::kLrnMaxOperands];
