@@ -20,6 +20,14 @@ enum class PoolLanes {
                // contiguous in x (global pooling of NCHW)
 };
 
+// One output pixel whose window holds every input pixel (global pooling;
+// the padding before it is below the window, so its first tap is pixel 0).
+inline bool whole_image(const ops::PoolGeometry &g) {
+    for (int k = 0; k < 3; ++k)
+        if (g.out[k] != 1 || g.window[k] - g.pad[k] < g.in[k]) return false;
+    return true;
+}
+
 // y = alpha * pool(x) + beta * y; strides in the order n, c, d, h, w.
 struct PoolingForwardArgs {
     ops::PoolGeometry g;

@@ -11,13 +11,6 @@ namespace {
 constexpr int64_t kScratchBudget = int64_t{1} << 20;  // bytes per ring that limit the lanes
 constexpr int64_t kBackwardGrain = 16384;             // x and dy elements per thread, at least
 
-// One output pixel whose window holds every input pixel (global pooling).
-bool whole_image(const ops::PoolGeometry &g) {
-    for (int k = 0; k < 3; ++k)
-        if (g.out[k] != 1 || g.window[k] - g.pad[k] < g.in[k]) return false;
-    return true;
-}
-
 // x's pixels of one channel are one contiguous run (NCHW and the like).
 bool contiguous_planes(const ops::PoolGeometry &g, const ops::PoolStrides &xs) {
     int64_t run = 1;

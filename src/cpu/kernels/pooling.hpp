@@ -719,6 +719,18 @@ struct BackwardBuffers {
     bool stream;                 // dx is written with streaming stores
 };
 
+// fn(id, ih, offset) for each input row (id, ih) of slab `slab`
+// (PoolingRing), offset: the row's first pixel in the slab's slot, in
+// values of `lanes` channels each.
+template <class Fn>
+inline void for_each_slab_row(const ops::PoolGeometry &g, const PoolingRing &ring, int64_t slab, int64_t lanes,
+                              Fn &&fn) {
+    const int64_t d0 = ring.dim == 0 ? slab : 0, d1 = ring.dim == 0 ? slab + 1 : 1;
+    const int64_t h0 = ring.dim == 0 ? 0 : slab, h1 = ring.dim == 0 ? g.in[1] : slab + 1;
+    for (int64_t id = d0; id < d1; ++id)
+        for (int64_t ih = h0; ih < h1; ++ih) fn(id, ih, (ring.dim == 0 ? ih * g.in[2] : 0) * lanes);
+}
+
 // dx = alpha * acc + beta * dx for the input slab `slab` (PoolingRing) of
 // channels [c0, c0 + nb) of image n; acc is the slab's ring slot, which is
 // zeroed for its next slab.
@@ -729,12 +741,10 @@ void flush_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n
     const int64_t *dxs = a.dxs.s;
     T *dx = static_cast<T *>(a.dx) + n * dxs[0] + c0 * dxs[1];
     const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
-    const int64_t d0 = ring.dim == 0 ? slab : 0, d1 = ring.dim == 0 ? slab + 1 : 1;
-    const int64_t h0 = ring.dim == 0 ? 0 : slab, h1 = ring.dim == 0 ? g.in[1] : slab + 1;
-    for (int64_t id = d0; id < d1; ++id)
-        for (int64_t ih = h0; ih < h1; ++ih)
-            scatter_channels(acc + (ring.dim == 0 ? ih * g.in[2] : 0) * a.lanes, a.lanes, g.in[2], nb,
-                             dx + id * dxs[2] + ih * dxs[3], dxs[1], dxs[4], alpha, beta, a.beta != 0, stream);
+    for_each_slab_row(g, ring, slab, a.lanes, [&](int64_t id, int64_t ih, int64_t offset) {
+        scatter_channels(acc + offset, a.lanes, g.in[2], nb, dx + id * dxs[2] + ih * dxs[3], dxs[1], dxs[4], alpha,
+                         beta, a.beta != 0, stream);
+    });
     for (int64_t i = 0, e = ring.slab * a.lanes; i < e; ++i) acc[i] = 0;
 }
 
@@ -745,12 +755,9 @@ void stage_slab(const PoolingBackwardArgs &a, const PoolingRing &ring, int64_t n
     const ops::PoolGeometry &g = a.g;
     const int64_t *xs = a.xs.s;
     const T *x = static_cast<const T *>(a.x) + n * xs[0] + c0 * xs[1];
-    const int64_t d0 = ring.dim == 0 ? slab : 0, d1 = ring.dim == 0 ? slab + 1 : 1;
-    const int64_t h0 = ring.dim == 0 ? 0 : slab, h1 = ring.dim == 0 ? g.in[1] : slab + 1;
-    for (int64_t id = d0; id < d1; ++id)
-        for (int64_t ih = h0; ih < h1; ++ih)
-            gather_channels(x + id * xs[2] + ih * xs[3], xs[1], xs[4], g.in[2], nb,
-                            slot + (ring.dim == 0 ? ih * g.in[2] : 0) * a.lanes, a.lanes);
+    for_each_slab_row(g, ring, slab, a.lanes, [&](int64_t id, int64_t ih, int64_t offset) {
+        gather_channels(x + id * xs[2] + ih * xs[3], xs[1], xs[4], g.in[2], nb, slot + offset, a.lanes);
+    });
 }
 
 // The gradient of the channels [c0, c0 + nb) of image n: the outputs in scan
@@ -860,29 +867,20 @@ void backward_broadcast(const PoolingBackwardArgs &a, int64_t begin, int64_t end
     }
 }
 
-// One output whose window holds every input pixel.
-inline bool global_window(const ops::PoolGeometry &g) {
-    for (int k = 0; k < 3; ++k) {
-        const TapRange t = taps(g, k, 0);
-        if (g.out[k] != 1 || t.lo != 0 || t.hi != g.in[k]) return false;
-    }
-    return true;
-}
-
 template <class T, class C = compute_t<T>>
 void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, BackwardMath<C> math) {
     const ops::PoolGeometry &g = a.g;
     const PoolingRing ring = pooling_ring(g);
     const int64_t blocks = (g.c + a.lanes - 1) / a.lanes, items = g.n * blocks;
     const bool is_max = g.kind == PoolKind::max;
-    // Read in place: operands of C whose channels are contiguous.
-    const bool stage_x = is_max && !(std::is_same_v<T, C> && a.xs.s[1] == 1);
-    const bool stage_dy = !(std::is_same_v<T, C> && a.dys.s[1] == 1);
-    if (!is_max && global_window(g)) {
+    if (!is_max && whole_image(g)) {
         parallel_ranges(ctx, g.n * ((g.c + kLanes - 1) / kLanes), kGrain / (kLanes * g.in_pixels()) + 1,
                         [&](int64_t begin, int64_t end) { backward_broadcast<T, C>(a, begin, end); });
         return;
     }
+    // Read in place: operands of C whose channels are contiguous.
+    const bool stage_x = is_max && !(std::is_same_v<T, C> && a.xs.s[1] == 1);
+    const bool stage_dy = !(std::is_same_v<T, C> && a.dys.s[1] == 1);
     const bool stream = std::is_same_v<T, C> && a.beta == 0 &&
                         use_streaming_stores(g.n * g.c * g.in_pixels() * int64_t(sizeof(T)), a.dx, a.dy, a.x);
     C *scratch = static_cast<C *>(a.scratch);
