@@ -171,8 +171,8 @@ inline void write_row(T *y, int64_t len, C beta, bool blend, bool stream, F &&f)
 
 // The elementwise passes: any split (nothing is summed). shared(o, len,
 // rows, rs) takes the blocks of rows that share their groups when `rows`
-// (shared_rows_case), run(off, len) every other row; stream: the threads
-// fence their streaming stores.
+// (plain_case and shared_rows), run(off, len) every other row; stream:
+// the threads fence their streaming stores.
 template <class Shared, class Run>
 inline void for_each_unit(const ExecContext &ctx, const NormArgs &a, bool rows, bool stream, Shared &&shared,
                           Run &&run) {
