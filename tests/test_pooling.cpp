@@ -252,6 +252,61 @@ TEST_P(Pooling, ResNet50AndMobileNetV2Layers) {
     }
 }
 
+// Row lanes (NCHW f32 / f64 rows of 16 outputs or more: lanes along the
+// output row, x split into the stride's phases): strides 1, 2 and 3 (a
+// run-time stride), padding of a stride and more, windows wider than the
+// stride and narrower (skipped columns and rows: their gradient is 0), a
+// last column no window reaches, rows of several vectors and a partial one.
+TEST_P(Pooling, RowLanes) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const Case cases[] = {
+        {{2, 3, 9, 37}, {3, 3}, {1, 1}, {1, 1}},   {{1, 3, 7, 70}, {3, 5}, {1, 2}, {2, 2}},
+        {{1, 2, 5, 100}, {2, 7}, {0, 3}, {1, 3}},  {{2, 2, 6, 41}, {3, 2}, {1, 0}, {2, 2}},
+        {{1, 2, 4, 50}, {2, 9}, {1, 4}, {1, 1}},   {{1, 2, 8, 64}, {2, 2}, {0, 0}, {3, 3}},
+    };
+    for (const Case &c : cases)
+        for (anydnnPoolingMode_t mode : kModes)
+            for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE})
+                for (const LayoutPair &l : {kLayouts[0], kLayouts[2]})
+                    for (double beta : {0.0, 0.5}) {
+                        const ref::Pool p = pool(mode, c.window, c.pad, c.stride);
+                        SCOPED_TRACE(describe(p) + " " + dtype_name(dt) + " " + packed(c.dims).to_string() + " " +
+                                     l.name + " beta " + std::to_string(beta));
+                        check(h, p, dt, c.dims, l, 0.75, beta);
+                    }
+}
+
+// Row lanes' MAX backward on NaN and -inf windows, both NaN options: x's
+// padding must never take the gradient, also where every real tap is -inf
+// (it goes to the first) or NaN (the first NaN).
+TEST_P(Pooling, RowLanesMaxOfNanAndInfinity) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    const std::vector<int> dims = {1, 3, 6, 40};
+    for (bool propagate : {false, true})
+        for (int stride : {1, 2}) {
+            const ref::Pool p = pool(ANYDNN_POOLING_MAX, {3, 3}, {1, 1}, {stride, stride}, propagate);
+            SCOPED_TRACE(describe(p));
+            const PoolDesc desc(p);
+            const std::vector<int> out_dims = ref::pool_output_dims(p, dims);
+            Tensor x(packed(dims), ANYDNN_DATA_FLOAT), y(packed(out_dims), ANYDNN_DATA_FLOAT);
+            Tensor dy(packed(out_dims), ANYDNN_DATA_FLOAT), dx(packed(dims), ANYDNN_DATA_FLOAT);
+            x.fill_random(-2, 2);
+            dy.fill_random();
+            for (int i = 0; i < 2; ++i)
+                for (int j : {0, 1, 38, 39}) {  // the corner windows: -inf (channel 0), NaN (channel 1) only
+                    x.set({0, 0, i, j}, -INFINITY);
+                    x.set({0, 1, i, j}, NAN);
+                }
+            for (int j = 3; j < 40; j += 7) x.set({0, 2, j % 6, j}, NAN);  // single NaNs
+            const float one = 1, zero = 0;
+            ASSERT_OK(anydnnPoolingBackward(h, desc, &one, y.desc(), y.data(), dy.desc(), dy.data(), x.desc(),
+                                            x.data(), &zero, dx.desc(), dx.data()));
+            expect_close(dx.values(), ref::pooling_backward(p, 1, x, dy, 0, dx), 1e-6, 1e-7, "backward");
+        }
+}
+
 // NaN options of MAX: with PROPAGATE a NaN is its windows' max; without, it
 // is skipped, and a window of NaNs only gives NaN. The gradient follows the
 // same choice. 67 channels: NHWC takes a block of 64 in registers, then 3.
@@ -377,32 +432,33 @@ TEST_P(Pooling, MaxBackwardMatchesFiniteDifferencesInF64) {
     }
 }
 
-// Each dx element's sum runs in one order whatever the thread count.
+// Each dx element's sum runs in one order whatever the thread count (rows
+// of 39: NCHW's row lanes).
 TEST_P(Pooling, BackwardIsBitwiseIdenticalForEveryThreadCount) {
-    const std::vector<int> dims = {3, 40, 23, 19};
-    for (anydnnPoolingMode_t mode : {ANYDNN_POOLING_MAX, ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING})
-        for (const LayoutPair &l : {kLayouts[0], kLayouts[1]}) {
-            const ref::Pool p = pool(mode, {3, 3}, {1, 1}, {2, 2});
-            SCOPED_TRACE(describe(p) + " " + l.name);
-            const PoolDesc desc(p);
-            const std::vector<int> out_dims = ref::pool_output_dims(p, dims);
-            Tensor x(l.x(dims), ANYDNN_DATA_FLOAT), y(l.y(out_dims), ANYDNN_DATA_FLOAT),
-                dy(l.y(out_dims), ANYDNN_DATA_FLOAT);
-            x.fill_random();
-            dy.fill_random();
-            std::vector<std::vector<double>> results;
-            for (int threads : {1, 2, 3}) {
-                Handle h(GetParam(), threads);
-                SKIP_IF_UNAVAILABLE(h);
-                Tensor dx(l.x(dims), ANYDNN_DATA_FLOAT);
-                const float one = 1, zero = 0;
-                ASSERT_OK(anydnnPoolingBackward(h, desc, &one, y.desc(), y.data(), dy.desc(), dy.data(), x.desc(),
-                                                x.data(), &zero, dx.desc(), dx.data()));
-                results.push_back(dx.values());
+    for (const std::vector<int> &dims : {std::vector<int>{3, 40, 23, 19}, std::vector<int>{3, 40, 23, 39}})
+        for (anydnnPoolingMode_t mode : {ANYDNN_POOLING_MAX, ANYDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING})
+            for (const LayoutPair &l : {kLayouts[0], kLayouts[1]}) {
+                const ref::Pool p = pool(mode, {3, 3}, {1, 1}, {2, 2});
+                SCOPED_TRACE(describe(p) + " " + l.name);
+                const PoolDesc desc(p);
+                const std::vector<int> out_dims = ref::pool_output_dims(p, dims);
+                Tensor x(l.x(dims), ANYDNN_DATA_FLOAT), y(l.y(out_dims), ANYDNN_DATA_FLOAT),
+                    dy(l.y(out_dims), ANYDNN_DATA_FLOAT);
+                x.fill_random();
+                dy.fill_random();
+                std::vector<std::vector<double>> results;
+                for (int threads : {1, 2, 3}) {
+                    Handle h(GetParam(), threads);
+                    SKIP_IF_UNAVAILABLE(h);
+                    Tensor dx(l.x(dims), ANYDNN_DATA_FLOAT);
+                    const float one = 1, zero = 0;
+                    ASSERT_OK(anydnnPoolingBackward(h, desc, &one, y.desc(), y.data(), dy.desc(), dy.data(), x.desc(),
+                                                    x.data(), &zero, dx.desc(), dx.data()));
+                    results.push_back(dx.values());
+                }
+                EXPECT_TRUE(results[0] == results[1]);
+                EXPECT_TRUE(results[0] == results[2]);
             }
-            EXPECT_TRUE(results[0] == results[1]);
-            EXPECT_TRUE(results[0] == results[2]);
-        }
 }
 
 // dx of 16 MiB and more is written with streaming stores (alpha applied on

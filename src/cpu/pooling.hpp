@@ -65,6 +65,19 @@ inline PoolingRing pooling_ring(const ops::PoolGeometry &g) {
 constexpr int64_t kPoolingBackwardMaxLanes = 64;
 constexpr int64_t kPoolingBackwardChannelsFirstLanes = 16;
 
+// Whether the backward pass takes its lanes along output rows (row lanes,
+// no staging: src/cpu/kernels/pooling.hpp) rather than channels: rows of
+// contiguous values of the compute type (f32, f64) whose channels are not
+// the innermost dimension (NCHW), 2-D, output rows of a vector or more.
+// Global average pooling is a broadcast either way.
+inline bool backward_row_lanes(const ops::PoolGeometry &g, const ops::PoolStrides &dys, const ops::PoolStrides &xs,
+                               const ops::PoolStrides &dxs) {
+    const bool is_max = g.kind == ops::PoolKind::max;
+    if (g.dt != ANYDNN_DATA_FLOAT && g.dt != ANYDNN_DATA_DOUBLE) return false;
+    if (g.in[0] != 1 || g.out[0] != 1 || g.out[2] < 16 || (!is_max && whole_image(g))) return false;
+    return dys.s[4] == 1 && dxs.s[4] == 1 && (!is_max || xs.s[4] == 1) && dxs.s[1] != 1;
+}
+
 // dx = alpha * dpool(x, dy) + beta * dx. A work item is one image's block of
 // `lanes` channels: its gradient is summed in its ring (PoolingRing) in the
 // compute type, channel fastest, in output scan order, then blended into dx
@@ -79,6 +92,8 @@ struct PoolingBackwardArgs {
     int64_t lanes;  // channels per work item (kPoolingBackwardMaxLanes, kPoolingBackwardChannelsFirstLanes)
     int64_t slots;  // rings; slot s runs items [items * s / slots, items * (s + 1) / slots)
     void *scratch;  // slots * pooling_ring(g).elements() * lanes values of the compute type
+    bool rows;      // row lanes (backward_row_lanes): an item is a channel plane, and lanes, slots
+                    // and scratch are unused
 };
 
 struct PoolingKernels {

@@ -40,6 +40,10 @@ void execute_pooling_forward(const Handle &h, const ops::PoolingForwardProblem &
 void execute_pooling_backward(const Handle &h, const ops::PoolingBackwardProblem &p, const void *dy, const void *x,
                               void *dx) {
     const ops::PoolGeometry &g = p.geo;
+    if (backward_row_lanes(g, p.dys, p.xs, p.dxs)) {
+        const PoolingBackwardArgs a{g, p.dys, p.xs, p.dxs, dy, x, dx, p.alpha, p.beta, 0, 0, nullptr, true};
+        return pooling_kernels(h.isa).backward(ExecContext{h.threads()}, a);
+    }
     const int64_t value = g.dt == ANYDNN_DATA_DOUBLE ? 8 : 4;
     // The lanes depend on the geometry only, never on the thread count, so
     // each dx element's sum order is fixed.
@@ -55,7 +59,7 @@ void execute_pooling_backward(const Handle &h, const ops::PoolingBackwardProblem
     if (slots > items) slots = items;
     std::vector<double> scratch((slots * ring * lanes * value + 7) / 8);
     const PoolingBackwardArgs a{g,  p.dys,   p.xs,  p.dxs, dy, x, dx, p.alpha, p.beta, lanes,
-                                slots, scratch.data()};
+                                slots, scratch.data(), false};
     pooling_kernels(h.isa).backward(ExecContext{h.threads()}, a);
 }
 

@@ -483,6 +483,22 @@ template <class T, class C>
         for (int64_t l = 0; l < nb; ++l) dst[p * ld + l] = load<C>(src + p * sp + l * sc);
 }
 
+// d[p] = alpha * r[p] (+ beta * d[p] when blend) for the n contiguous
+// values of a row, p < n; r is scratch. stream: with streaming stores (T is
+// C, no blend).
+template <class T, class C>
+inline void store_row(T *d, C *r, int64_t n, C alpha, C beta, bool blend, bool stream) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (stream) return stream_map(d, r, n, [alpha](auto v) { return v * alpha; });
+        if (!blend) {
+            for (int64_t p = 0; p < n; ++p) d[p] = alpha * r[p];
+            return;
+        }
+    }
+    for (int64_t p = 0; p < n; ++p) r[p] *= alpha;
+    for (int64_t p = 0; p < n; p += kStage) store_results(d + p, 1, r + p, imin_(kStage, n - p), beta, blend);
+}
+
 // dst[p * sp + l * sc] = alpha * src[p * ld + l] (+ beta * its old value
 // when blend) for pixels p < np, channels l < nb; stream: with streaming
 // stores (T is C, no blend).
@@ -497,22 +513,8 @@ template <class T, class C>
             for (int64_t p0 = 0; p0 < np; p0 += kRun) {
                 const int64_t nl = imin_(kTile, nb - l0), nr = imin_(kRun, np - p0);
                 transpose_elements(sizeof(C), src + p0 * ld + l0, ld, t, kRun, nl, nr);
-                for (int64_t l = 0; l < nl; ++l) {
-                    C *r = t + l * kRun;
-                    T *d = dst + (l0 + l) * sc + p0;
-                    if constexpr (std::is_same_v<T, C>) {
-                        if (stream) {
-                            stream_map(d, r, nr, scaled);
-                            continue;
-                        }
-                        if (!blend) {
-                            for (int64_t p = 0; p < nr; ++p) d[p] = alpha * r[p];
-                            continue;
-                        }
-                    }
-                    for (int64_t p = 0; p < nr; ++p) r[p] *= alpha;
-                    store_results(d, 1, r, nr, beta, blend);
-                }
+                for (int64_t l = 0; l < nl; ++l)
+                    store_row(dst + (l0 + l) * sc + p0, t + l * kRun, nr, alpha, beta, blend, stream);
             }
         return;
     }
@@ -867,8 +869,272 @@ void backward_broadcast(const PoolingBackwardArgs &a, int64_t begin, int64_t end
     }
 }
 
+// ---- Backward, row lanes ---------------------------------------------------
+
+// Rows of contiguous columns in the compute type (NCHW f32/f64, 2-D:
+// backward_row_lanes) take their lanes along the output row, as the
+// forward's row lanes: no transposes, every x, dy and dx row read or written
+// whole once. An item is one channel plane. Per output row, pass 1 finds
+// each output's argmax tap (MAX), a vector of outputs at a time; pass 2
+// builds each window row's gradient a vector of input positions at a time,
+// each position summing the taps that land on it (no scatter, no store
+// followed by an overlapping load); the rows add into a ring of window-height
+// input rows, each written to dx once the outputs move past it.
+//
+// The rows are split into the stride's phases (RowPhases), so that the tap
+// of neighbouring outputs is one contiguous vector for any stride, and x's
+// padding is a value that max pooling never takes.
+
+// Phase p of a row holds the padded columns sw * j + p (j < len); padded
+// column = column + lead, lead the left padding rounded up to whole strides.
+// Tap kw of output ow is then position ow + offset(kw) of phase phase(kw).
+struct RowPhases {
+    int64_t sw, lead, skew;  // skew = lead - pad, in [0, sw)
+    int64_t reach;           // the largest tap offset
+    int64_t len;             // positions per phase: the outputs' (whole vectors) plus reach, and every column
+    int64_t phase(int64_t kw) const { return (skew + kw) % sw; }
+    int64_t offset(int64_t kw) const { return (skew + kw) / sw; }
+    int64_t first() const { return lead / sw; }  // column 0's position (phase 0)
+};
+
+inline RowPhases row_phases(const ops::PoolGeometry &g, int64_t vw) {
+    const int64_t sw = g.stride[2], lead = (g.pad[2] + sw - 1) / sw * sw, skew = lead - g.pad[2];
+    const int64_t reach = (skew + g.window[2] - 1) / sw;
+    const int64_t outs = (g.out[2] + vw - 1) / vw * vw, cols = (g.in[2] - 1 + lead) / sw + 1;
+    const int64_t need = outs + reach > cols ? outs + reach : cols;
+    return {sw, lead, skew, reach, (need + vw - 1) / vw * vw};
+}
+
+// The W columns of a row (contiguous) into their phases' positions; the
+// padding positions are never written (filled once). Step: the stride as a
+// constant (1, 2: vector loads and permutes), or 0.
+template <int64_t Step, class C>
+inline void split_phases_body(const C *__restrict src, int64_t W, const RowPhases &r, C *__restrict dst) {
+    const int64_t sw = Step ? Step : r.sw;
+    for (int64_t p = 0; p < sw && p < W; ++p) {
+        C *d = dst + p * r.len + r.first();
+        for (int64_t i = 0, n = (W - p + sw - 1) / sw; i < n; ++i) d[i] = src[i * sw + p];
+    }
+}
+
+// The inverse: dst[c] = the row's value at column c, c < W.
+template <int64_t Step, class C>
+inline void join_phases_body(const C *__restrict src, int64_t W, const RowPhases &r, C *__restrict dst) {
+    const int64_t sw = Step ? Step : r.sw;
+    for (int64_t p = 0; p < sw && p < W; ++p) {
+        const C *s = src + p * r.len + r.first();
+        for (int64_t i = 0, n = (W - p + sw - 1) / sw; i < n; ++i) dst[i * sw + p] = s[i];
+    }
+}
+
+template <class C>
+[[gnu::noinline]] void split_phases(const C *src, int64_t W, const RowPhases &r, C *dst) {
+    prefetch_stream_run(src, W * int64_t(sizeof(C)));
+    if (r.sw == 1) split_phases_body<1>(src, W, r, dst);
+    else if (r.sw == 2) split_phases_body<2>(src, W, r, dst);
+    else split_phases_body<0>(src, W, r, dst);
+}
+
+template <class C>
+[[gnu::noinline]] void join_phases(const C *src, int64_t W, const RowPhases &r, C *dst) {
+    if (r.sw == 1) join_phases_body<1>(src, W, r, dst);
+    else if (r.sw == 2) join_phases_body<2>(src, W, r, dst);
+    else join_phases_body<0>(src, W, r, dst);
+}
+
+// A tap index per output, the element width of C (a vector of them is C's
+// comparison mask).
+template <class C>
+using TapIndex = std::conditional_t<sizeof(C) == 4, int32_t, int64_t>;
+
+// Pass 1 (MAX): arg[ow] = the first max tap (kh * window + kw, kh counted
+// from the first of the nh valid window rows, `rows`, each split in phases)
+// of the outputs ow < outs (whole vectors), with backward_body's one-pass
+// rule. A lane starts at its first tap inside x: x's padding positions hold
+// a value never taken (-inf with PROPAGATE, NaN without), so neither are
+// the taps beyond x's last column. tap_at[kw]: tap kw's offset in a row.
+// NB vectors of outputs side by side: each one's max is a chain of a compare
+// and a blend per tap, which alone left the core idle most of the time.
+template <bool Propagate, int NB, class C>
+inline void argmax_vectors(const C *const *rows, int64_t nh, const int64_t *tap_at, int64_t nw, int64_t pad,
+                           int64_t sw, int64_t ow0, TapIndex<C> *arg) {
+    using V = vec_t<C>;
+    using I = TapIndex<C>;
+    using M = vec_t<I>;
+    constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
+    V best[NB];
+    M at[NB];
+#pragma GCC unroll 4
+    for (int k = 0; k < NB; ++k) {
+        M skipped;  // padding taps before the lane's first column
+        for (int64_t l = 0; l < VW; ++l) skipped[l] = I(pad - sw * (ow0 + k * VW + l));
+        best[k] = V{} + max_start<Propagate, C>();
+        at[k] = skipped > 0 ? skipped : M{};
+    }
+    M tap = M{};
+    for (int64_t kh = 0; kh < nh; ++kh) {
+        const C *row = rows[kh] + ow0;
+        for (int64_t kw = 0; kw < nw; ++kw, tap += 1)
+#pragma GCC unroll 4
+            for (int k = 0; k < NB; ++k) {
+                // Taken: greater than the best, or the best is the start (NaN:
+                // without PROPAGATE) or v is the first NaN (with); ties keep
+                // the first. Once a NaN is taken under PROPAGATE (best NaN),
+                // nothing is. Two compares and two blends per tap.
+                const V v = load_vec<V>(row + tap_at[kw] + k * VW);
+                const M open = ~(v <= best[k]);  // v > best, or either is NaN
+                const M take = Propagate ? open & (best[k] == best[k]) : open & (v == v);
+                best[k] = take ? v : best[k];
+                at[k] = take ? tap : at[k];
+            }
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < NB; ++k) store_vec(arg + ow0 + k * VW, at[k]);
+}
+
+template <bool Propagate, class C>
+[[gnu::noinline]] void row_argmax(const C *const *rows, int64_t nh, const int64_t *tap_at, int64_t nw, int64_t pad,
+                                  int64_t sw, int64_t outs, TapIndex<C> *arg) {
+    constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
+    int64_t ow0 = 0;
+    for (; ow0 + 4 * VW <= outs; ow0 += 4 * VW) argmax_vectors<Propagate, 4>(rows, nh, tap_at, nw, pad, sw, ow0, arg);
+    for (; ow0 < outs; ow0 += VW) argmax_vectors<Propagate, 1>(rows, nh, tap_at, nw, pad, sw, ow0, arg);
+}
+
+// Pass 2: adds the gradient of window row kh (taps kh * nw + kw) into the
+// ring row `acc` (phases), positions [0, positions): each tap adds
+// grad[j - offset] where (MAX) arg[j - offset] is the tap, a pass over the
+// positions per tap (the same vectors of acc each time: no store followed by
+// an overlapping load). grad and arg are indexed from -reach (zero and -1
+// outside the outputs).
+template <bool IsMax, class C>
+[[gnu::noinline]] void row_gradient(C *acc, const C *grad, const TapIndex<C> *arg, int64_t kh, int64_t nw,
+                                    const RowPhases &r, int64_t positions) {
+    using V = vec_t<C>;
+    using I = TapIndex<C>;
+    using M = vec_t<I>;
+    constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
+    for (int64_t kw = 0; kw < nw; ++kw) {
+        C *a = acc + r.phase(kw) * r.len;
+        const int64_t q = r.offset(kw);
+        const C *g = grad - q;
+        const TapIndex<C> *at = arg - q;
+        const M tap = M{} + I(kh * nw + kw);
+        for (int64_t j = 0; j < positions; j += VW) {
+            V v = load_vec<V>(g + j);
+            if constexpr (IsMax) v = load_vec<M>(at + j) == tap ? v : V{};
+            store_vec(a + j, load_vec<V>(a + j) + v);
+        }
+    }
+}
+
+// One mode's row-lane math, per compute type.
+template <class C>
+struct RowsBackwardMath {
+    void (*argmax)(const C *const *, int64_t, const int64_t *, int64_t, int64_t, int64_t, int64_t, TapIndex<C> *);
+    void (*gradient)(C *, const C *, const TapIndex<C> *, int64_t, int64_t, const RowPhases &, int64_t);
+};
+
+// A thread's buffers: x's ring (MAX) and the gradient's, window-height rows
+// of phases each; one output row's gradient and argmax (from -reach); the
+// window rows of x; a joined row; the taps' offsets in a row.
+template <class C>
+struct RowsBackwardBuffers {
+    int64_t slots, row;  // ring rows, values per ring row (sw phases)
+    KernelArray<C> xring, ring, grad, joined;
+    KernelArray<TapIndex<C>> arg;
+    KernelArray<const C *> rows;
+    KernelArray<int64_t> tap_at;
+
+    RowsBackwardBuffers(const ops::PoolGeometry &g, const RowPhases &r, bool is_max)
+        : slots(g.window[1]), row(r.sw * r.len), xring(is_max ? slots * row : 0), ring(slots * row),
+          grad(r.reach + r.len), joined(g.in[2]), arg(r.reach + r.len), rows(slots), tap_at(g.window[2]) {
+        // x's padding: never taken by the max (row_argmax).
+        const C fill = g.propagate_nan ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::quiet_NaN();
+        for (int64_t i = 0; i < (is_max ? slots * row : 0); ++i) xring.data()[i] = fill;
+        for (int64_t i = 0; i < slots * row; ++i) ring.data()[i] = 0;
+        for (int64_t i = 0; i < r.reach + r.len; ++i) grad.data()[i] = 0, arg.data()[i] = -1;
+        for (int64_t kw = 0; kw < g.window[2]; ++kw) tap_at.data()[kw] = r.phase(kw) * r.len + r.offset(kw);
+    }
+    C *xrow(int64_t ih) { return xring.data() + ih % slots * row; }
+    C *acc(int64_t ih) { return ring.data() + ih % slots * row; }
+};
+
+// The gradient of channel c of image n, output rows in order.
+template <class C>
+void backward_rows_item(const PoolingBackwardArgs &a, const RowsBackwardMath<C> &math, const RowPhases &r,
+                        RowsBackwardBuffers<C> &b, bool stream, int64_t n, int64_t c) {
+    constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
+    const ops::PoolGeometry &g = a.g;
+    const int64_t W = g.in[2], OW = g.out[2], nw = g.window[2];
+    const int64_t outs = (OW + VW - 1) / VW * VW, positions = (OW + r.reach + VW - 1) / VW * VW;
+    const bool is_max = g.kind == PoolKind::max, exclude = g.kind == PoolKind::avg_exclude_padding;
+    const C *x = static_cast<const C *>(a.x) + n * a.xs.s[0] + c * a.xs.s[1];
+    const C *dy = static_cast<const C *>(a.dy) + n * a.dys.s[0] + c * a.dys.s[1];
+    C *dx = static_cast<C *>(a.dx) + n * a.dxs.s[0] + c * a.dxs.s[1];
+    const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+    const TapRange td = taps(g, 0, 0);
+    C *grad = b.grad.data() + r.reach;
+    TapIndex<C> *arg = b.arg.data() + r.reach;
+    const auto flush = [&](int64_t ih) {
+        C *acc = b.acc(ih);
+        join_phases(acc, W, r, b.joined.data());
+        store_row(dx + ih * a.dxs.s[3], b.joined.data(), W, alpha, beta, a.beta != 0, stream);
+        for (int64_t i = 0; i < b.row; ++i) acc[i] = 0;
+    };
+    int64_t flushed = 0, staged = 0;  // the first row not yet flushed, not yet staged
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const TapRange th = taps(g, 1, oh);
+        const int64_t nh = th.hi - th.lo;
+        for (; flushed < th.lo; ++flushed) flush(flushed);
+        const C *dyr = dy + oh * a.dys.s[3];
+        prefetch_stream_run(dyr, OW * int64_t(sizeof(C)));
+        if (exclude) {
+            for (int64_t ow = 0; ow < OW; ++ow) {
+                const TapRange tw = taps(g, 2, ow);
+                grad[ow] = dyr[ow] * (C(1) / static_cast<C>((td.hi - td.lo) * nh * (tw.hi - tw.lo)));
+            }
+        } else {
+            const C scale = is_max ? C(1) : C(1) / static_cast<C>(g.window_size());
+            for (int64_t ow = 0; ow < OW; ++ow) grad[ow] = dyr[ow] * scale;
+        }
+        if (is_max) {
+            for (staged = staged > th.lo ? staged : th.lo; staged < th.hi; ++staged)
+                split_phases(x + staged * a.xs.s[3], W, r, b.xrow(staged));
+            for (int64_t kh = 0; kh < nh; ++kh) b.rows.data()[kh] = b.xrow(th.lo + kh);
+            math.argmax(b.rows.data(), nh, b.tap_at.data(), nw, g.pad[2], r.sw, outs, arg);
+        }
+        for (int64_t kh = 0; kh < nh; ++kh) math.gradient(b.acc(th.lo + kh), grad, arg, kh, nw, r, positions);
+    }
+    for (; flushed < g.in[1]; ++flushed) flush(flushed);
+}
+
+// Items: the n x c channel planes.
+template <class C>
+void backward_rows(const ExecContext &ctx, const PoolingBackwardArgs &a, const RowsBackwardMath<C> &math) {
+    const ops::PoolGeometry &g = a.g;
+    const RowPhases r = row_phases(g, kVectorBytes / int64_t(sizeof(C)));
+    const bool is_max = g.kind == PoolKind::max;
+    const bool stream =
+        a.beta == 0 && use_streaming_stores(g.n * g.c * g.in_pixels() * int64_t(sizeof(C)), a.dx, a.dy, a.x);
+    const int64_t per_item = g.in_pixels() + g.out_pixels() * g.window_size();
+    parallel_ranges(ctx, g.n * g.c, kGrain / per_item + 1, [&](int64_t begin, int64_t end) {
+        RowsBackwardBuffers<C> b(g, r, is_max);
+        for (int64_t item = begin; item < end; ++item)
+            backward_rows_item(a, math, r, b, stream, item / g.c, item % g.c);
+        if (stream) streaming_fence();
+    });
+}
+
+template <bool IsMax, bool Propagate, class C>
+constexpr RowsBackwardMath<C> kRowsBackwardMath = {&row_argmax<Propagate, C>, &row_gradient<IsMax, C>};
+
 template <class T, class C = compute_t<T>>
-void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, BackwardMath<C> math) {
+void backward_typed(const ExecContext &ctx, const PoolingBackwardArgs &a, BackwardMath<C> math,
+                    const RowsBackwardMath<C> &rows_math) {
+    if constexpr (std::is_same_v<T, C>) {
+        if (a.rows) return backward_rows(ctx, a, rows_math);
+    }
     const ops::PoolGeometry &g = a.g;
     const PoolingRing ring = pooling_ring(g);
     const int64_t blocks = (g.c + a.lanes - 1) / a.lanes, items = g.n * blocks;
@@ -905,9 +1171,11 @@ void backward(const ExecContext &ctx, const PoolingBackwardArgs &a) {
     visit_float_dtype(a.g.dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
         using C = compute_t<T>;
-        if (a.g.kind != PoolKind::max) backward_typed<T>(ctx, a, &backward_math<false, false, C>);
-        else if (a.g.propagate_nan) backward_typed<T>(ctx, a, &backward_math<true, true, C>);
-        else backward_typed<T>(ctx, a, &backward_math<true, false, C>);
+        if (a.g.kind != PoolKind::max)
+            backward_typed<T>(ctx, a, &backward_math<false, false, C>, kRowsBackwardMath<false, false, C>);
+        else if (a.g.propagate_nan)
+            backward_typed<T>(ctx, a, &backward_math<true, true, C>, kRowsBackwardMath<true, true, C>);
+        else backward_typed<T>(ctx, a, &backward_math<true, false, C>, kRowsBackwardMath<true, false, C>);
     });
 }
 
