@@ -891,7 +891,8 @@ void backward_broadcast(const PoolingBackwardArgs &a, int64_t begin, int64_t end
 struct RowPhases {
     int64_t sw, lead, skew;  // skew = lead - pad, in [0, sw)
     int64_t reach;           // the largest tap offset
-    int64_t len;             // positions per phase: the outputs' (whole vectors) plus reach, and every column
+    int64_t len;             // positions per phase: the outputs' (whole vectors) plus reach, every column, and
+                             // a vector of slack (join_phases reads whole vectors)
     int64_t phase(int64_t kw) const { return (skew + kw) % sw; }
     int64_t offset(int64_t kw) const { return (skew + kw) / sw; }
     int64_t first() const { return lead / sw; }  // column 0's position (phase 0)
@@ -902,7 +903,7 @@ inline RowPhases row_phases(const ops::PoolGeometry &g, int64_t vw) {
     const int64_t reach = (skew + g.window[2] - 1) / sw;
     const int64_t outs = (g.out[2] + vw - 1) / vw * vw, cols = (g.in[2] - 1 + lead) / sw + 1;
     const int64_t need = outs + reach > cols ? outs + reach : cols;
-    return {sw, lead, skew, reach, (need + vw - 1) / vw * vw};
+    return {sw, lead, skew, reach, (need + vw - 1) / vw * vw + vw};
 }
 
 // The W columns of a row (contiguous) into their phases' positions; the
@@ -927,18 +928,63 @@ inline void join_phases_body(const C *__restrict src, int64_t W, const RowPhases
     }
 }
 
+// Stride 2: a vector pair of the row into a vector of each phase, and back,
+// with two-source shuffles (GCC's loop vectorizer left the strided stores of
+// the join scalar).
+template <class C>
+struct PairShuffles {
+    using V = vec_t<C>;
+    using IV = vec_t<std::conditional_t<sizeof(C) == 4, int32_t, int64_t>>;
+    static constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
+    IV even, odd, low, high;  // the even and odd lanes of a pair; the interleaved halves of (even, odd)
+    PairShuffles() {
+        for (int64_t l = 0; l < VW; ++l) {
+            even[l] = 2 * l, odd[l] = 2 * l + 1;
+            low[l] = l / 2 + (l % 2) * VW, high[l] = VW / 2 + l / 2 + (l % 2) * VW;
+        }
+    }
+};
+
 template <class C>
 [[gnu::noinline]] void split_phases(const C *src, int64_t W, const RowPhases &r, C *dst) {
     prefetch_stream_run(src, W * int64_t(sizeof(C)));
+    if (r.sw == 2 && W >= 2 * PairShuffles<C>::VW) {
+        using V = vec_t<C>;
+        constexpr int64_t VW = PairShuffles<C>::VW;
+        const PairShuffles<C> s;
+        C *e = dst + r.first(), *o = dst + r.len + r.first();
+        // Whole pairs; the last one ends at W rounded down to even (it may
+        // overlap the one before), and an odd W's last column is alone.
+        for (int64_t i = 0;; i += 2 * VW) {
+            if (i > W - 2 * VW) i = (W - 2 * VW) & ~int64_t(1);
+            const V a = load_vec<V>(src + i), b = load_vec<V>(src + i + VW);
+            store_vec(e + i / 2, __builtin_shuffle(a, b, s.even));
+            store_vec(o + i / 2, __builtin_shuffle(a, b, s.odd));
+            if (i + 2 * VW >= W - 1) break;
+        }
+        if (W % 2) e[W / 2] = src[W - 1];
+        return;
+    }
     if (r.sw == 1) split_phases_body<1>(src, W, r, dst);
-    else if (r.sw == 2) split_phases_body<2>(src, W, r, dst);
     else split_phases_body<0>(src, W, r, dst);
 }
 
+// dst: W values rounded up to whole vector pairs.
 template <class C>
 [[gnu::noinline]] void join_phases(const C *src, int64_t W, const RowPhases &r, C *dst) {
+    if (r.sw == 2) {
+        using V = vec_t<C>;
+        constexpr int64_t VW = PairShuffles<C>::VW;
+        const PairShuffles<C> s;
+        const C *e = src + r.first(), *o = src + r.len + r.first();
+        for (int64_t i = 0; i < W; i += 2 * VW) {
+            const V a = load_vec<V>(e + i / 2), b = load_vec<V>(o + i / 2);
+            store_vec(dst + i, __builtin_shuffle(a, b, s.low));
+            store_vec(dst + i + VW, __builtin_shuffle(a, b, s.high));
+        }
+        return;
+    }
     if (r.sw == 1) join_phases_body<1>(src, W, r, dst);
-    else if (r.sw == 2) join_phases_body<2>(src, W, r, dst);
     else join_phases_body<0>(src, W, r, dst);
 }
 
@@ -1048,7 +1094,8 @@ struct RowsBackwardBuffers {
 
     RowsBackwardBuffers(const ops::PoolGeometry &g, const RowPhases &r, bool is_max)
         : slots(g.window[1]), row(r.sw * r.len), xring(is_max ? slots * row : 0), ring(slots * row),
-          grad(r.reach + r.len), joined(g.in[2]), arg(r.reach + r.len), rows(slots), tap_at(g.window[2]) {
+          grad(r.reach + r.len), joined(g.in[2] + 2 * PairShuffles<C>::VW), arg(r.reach + r.len), rows(slots),
+          tap_at(g.window[2]) {
         // x's padding: never taken by the max (row_argmax).
         const C fill = g.propagate_nan ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::quiet_NaN();
         for (int64_t i = 0; i < (is_max ? slots * row : 0); ++i) xring.data()[i] = fill;
