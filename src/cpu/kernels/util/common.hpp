@@ -191,12 +191,15 @@ constexpr int64_t kElementwiseGrain = 16384;
 // out-of-line members (the destructor in an unoptimized or sanitizer build)
 // are weak symbols outside this namespace, shared between ISA levels.
 // Allocation failure throws std::bad_alloc (from the global operator new,
-// a library function, not a weak copy).
+// a library function, not a weak copy). Cache-line aligned, so that rows of
+// whole vectors in it are too (a vector across two lines is two loads, and
+// a store across two lines does not forward to the next load).
 template <class T>
 class KernelArray {
   public:
-    explicit KernelArray(int64_t n) : p_(n > 0 ? static_cast<T *>(::operator new(sizeof(T) * n)) : nullptr) {}
-    ~KernelArray() { ::operator delete(p_); }
+    explicit KernelArray(int64_t n)
+        : p_(n > 0 ? static_cast<T *>(::operator new(sizeof(T) * n, std::align_val_t{64})) : nullptr) {}
+    ~KernelArray() { ::operator delete(p_, std::align_val_t{64}); }
     KernelArray(const KernelArray &) = delete;
     KernelArray &operator=(const KernelArray &) = delete;
     T *data() { return p_; }
