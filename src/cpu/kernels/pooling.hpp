@@ -893,9 +893,11 @@ struct RowPhases {
     int64_t reach;           // the largest tap offset
     int64_t len;             // positions per phase: the outputs' (whole vectors) plus reach, every column, and
                              // a vector of slack (join_phases reads whole vectors)
+    int64_t first;           // column 0's position (phase 0): lead / sw
+    // Divisions, for tables: a 64-bit division per tap or row took more
+    // time than the window's math.
     int64_t phase(int64_t kw) const { return (skew + kw) % sw; }
     int64_t offset(int64_t kw) const { return (skew + kw) / sw; }
-    int64_t first() const { return lead / sw; }  // column 0's position (phase 0)
 };
 
 inline RowPhases row_phases(const ops::PoolGeometry &g, int64_t vw) {
@@ -903,7 +905,7 @@ inline RowPhases row_phases(const ops::PoolGeometry &g, int64_t vw) {
     const int64_t reach = (skew + g.window[2] - 1) / sw;
     const int64_t outs = (g.out[2] + vw - 1) / vw * vw, cols = (g.in[2] - 1 + lead) / sw + 1;
     const int64_t need = outs + reach > cols ? outs + reach : cols;
-    return {sw, lead, skew, reach, (need + vw - 1) / vw * vw + vw};
+    return {sw, lead, skew, reach, (need + vw - 1) / vw * vw + vw, lead / sw};
 }
 
 // The W columns of a row (contiguous) into their phases' positions; the
@@ -913,7 +915,7 @@ template <int64_t Step, class C>
 inline void split_phases_body(const C *__restrict src, int64_t W, const RowPhases &r, C *__restrict dst) {
     const int64_t sw = Step ? Step : r.sw;
     for (int64_t p = 0; p < sw && p < W; ++p) {
-        C *d = dst + p * r.len + r.first();
+        C *d = dst + p * r.len + r.first;
         for (int64_t i = 0, n = (W - p + sw - 1) / sw; i < n; ++i) d[i] = src[i * sw + p];
     }
 }
@@ -923,7 +925,7 @@ template <int64_t Step, class C>
 inline void join_phases_body(const C *__restrict src, int64_t W, const RowPhases &r, C *__restrict dst) {
     const int64_t sw = Step ? Step : r.sw;
     for (int64_t p = 0; p < sw && p < W; ++p) {
-        const C *s = src + p * r.len + r.first();
+        const C *s = src + p * r.len + r.first;
         for (int64_t i = 0, n = (W - p + sw - 1) / sw; i < n; ++i) dst[i * sw + p] = s[i];
     }
 }
@@ -952,7 +954,7 @@ template <class C>
         using V = vec_t<C>;
         constexpr int64_t VW = PairShuffles<C>::VW;
         const PairShuffles<C> s;
-        C *e = dst + r.first(), *o = dst + r.len + r.first();
+        C *e = dst + r.first, *o = dst + r.len + r.first;
         // Whole pairs; the last one ends at W rounded down to even (it may
         // overlap the one before), and an odd W's last column is alone.
         for (int64_t i = 0;; i += 2 * VW) {
@@ -976,7 +978,7 @@ template <class C>
         using V = vec_t<C>;
         constexpr int64_t VW = PairShuffles<C>::VW;
         const PairShuffles<C> s;
-        const C *e = src + r.first(), *o = src + r.len + r.first();
+        const C *e = src + r.first, *o = src + r.len + r.first;
         for (int64_t i = 0; i < W; i += 2 * VW) {
             const V a = load_vec<V>(e + i / 2), b = load_vec<V>(o + i / 2);
             store_vec(dst + i, __builtin_shuffle(a, b, s.low));
@@ -1060,9 +1062,8 @@ template <bool IsMax, class C>
     using I = TapIndex<C>;
     using M = vec_t<I>;
     constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
-    for (int64_t kw = 0; kw < nw; ++kw) {
-        C *a = acc + r.phase(kw) * r.len;
-        const int64_t q = r.offset(kw);
+    for (int64_t kw = 0, p = r.skew, q = 0; kw < nw; ++kw) {  // tap kw: phase p, offset q
+        C *a = acc + p * r.len;
         const C *g = grad - q;
         const TapIndex<C> *at = arg - q;
         const M tap = M{} + I(kh * nw + kw);
@@ -1071,6 +1072,7 @@ template <bool IsMax, class C>
             if constexpr (IsMax) v = load_vec<M>(at + j) == tap ? v : V{};
             store_vec(a + j, load_vec<V>(a + j) + v);
         }
+        if (++p == r.sw) p = 0, ++q;
     }
 }
 
@@ -1090,21 +1092,23 @@ struct RowsBackwardBuffers {
     KernelArray<C> xring, ring, grad, joined;
     KernelArray<TapIndex<C>> arg;
     KernelArray<const C *> rows;
-    KernelArray<int64_t> tap_at;
+    KernelArray<int64_t> tap_at, slot;  // slot: each input row's offset in the rings
 
     RowsBackwardBuffers(const ops::PoolGeometry &g, const RowPhases &r, bool is_max)
         : slots(g.window[1]), row(r.sw * r.len), xring(is_max ? slots * row : 0), ring(slots * row),
           grad(r.reach + r.len), joined(g.in[2] + 2 * PairShuffles<C>::VW), arg(r.reach + r.len), rows(slots),
-          tap_at(g.window[2]) {
+          tap_at(g.window[2]),
+          slot(g.in[1]) {
         // x's padding: never taken by the max (row_argmax).
         const C fill = g.propagate_nan ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::quiet_NaN();
         for (int64_t i = 0; i < (is_max ? slots * row : 0); ++i) xring.data()[i] = fill;
         for (int64_t i = 0; i < slots * row; ++i) ring.data()[i] = 0;
         for (int64_t i = 0; i < r.reach + r.len; ++i) grad.data()[i] = 0, arg.data()[i] = -1;
         for (int64_t kw = 0; kw < g.window[2]; ++kw) tap_at.data()[kw] = r.phase(kw) * r.len + r.offset(kw);
+        for (int64_t ih = 0; ih < g.in[1]; ++ih) slot.data()[ih] = ih % slots * row;
     }
-    C *xrow(int64_t ih) { return xring.data() + ih % slots * row; }
-    C *acc(int64_t ih) { return ring.data() + ih % slots * row; }
+    C *xrow(int64_t ih) { return xring.data() + slot.data()[ih]; }
+    C *acc(int64_t ih) { return ring.data() + slot.data()[ih]; }
 };
 
 // The gradient of channel c of image n, output rows in order.
