@@ -1010,12 +1010,13 @@ inline void argmax_vectors(const C *const *rows, int64_t nh, const int64_t *tap_
     using I = TapIndex<C>;
     using M = vec_t<I>;
     constexpr int64_t VW = kVectorBytes / int64_t(sizeof(C));
+    M lane;
+    for (int64_t l = 0; l < VW; ++l) lane[l] = I(l);
     V best[NB];
     M at[NB];
 #pragma GCC unroll 4
     for (int k = 0; k < NB; ++k) {
-        M skipped;  // padding taps before the lane's first column
-        for (int64_t l = 0; l < VW; ++l) skipped[l] = I(pad - sw * (ow0 + k * VW + l));
+        const M skipped = I(pad) - I(sw) * (I(ow0 + k * VW) + lane);  // padding taps before the lane's first column
         best[k] = V{} + max_start<Propagate, C>();
         at[k] = skipped > 0 ? skipped : M{};
     }
