@@ -221,6 +221,33 @@ TEST_P(BatchNormThreads, BitwiseEqualForEveryThreadCount) {
 INSTANTIATE_TEST_SUITE_P(Layout, BatchNormThreads, ::testing::Bool(),
                          [](const auto &info) { return info.param ? "nhwc" : "nchw"; });
 
+// NCHW x and dy beyond 16 MiB: the backward passes run in blocks of
+// channels, whole blocks per core; the results do not depend on which.
+TEST(BatchNormThreadsBlocked, BackwardBitwiseEqualForEveryThreadCount) {
+    const std::vector<int> dims = {2, 37, 240, 250};
+    Bn b(dims, {1, 37, 1, 1});
+    Tensor dy(packed(dims), ANYDNN_DATA_FLOAT), dx(packed(dims), ANYDNN_DATA_FLOAT);
+    Tensor ds(packed({1, 37, 1, 1}), ANYDNN_DATA_FLOAT), db(packed({1, 37, 1, 1}), ANYDNN_DATA_FLOAT);
+    dy.fill_random();
+    const float one = 1, zero = 0;
+    std::vector<std::vector<double>> results[4];
+    for (int threads : {1, 2, 3}) {
+        std::unique_ptr<Handle> best;  // the best level the machine has
+        for (const std::string &isa : isa_levels()) {
+            auto hh = std::make_unique<Handle>(isa, threads);
+            if (hh->available) best = std::move(hh);
+        }
+        ASSERT_TRUE(best != nullptr);
+        ASSERT_OK(anydnnBatchNormalizationBackward(*best, ANYDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero,
+                                                   b.x.desc(), b.x.data(), dy.desc(), dy.data(), dx.desc(),
+                                                   dx.data(), b.scale.desc(), b.scale.data(), ds.data(), db.data(),
+                                                   1e-5, nullptr, nullptr));
+        results[threads] = {dx.values(), ds.values(), db.values()};
+    }
+    EXPECT_EQ(results[1], results[2]);
+    EXPECT_EQ(results[1], results[3]);
+}
+
 TEST(BatchNormRunning, FactorOneIgnoresOldAveragesAndNullPointersSkipThem) {
     Handle h("generic");
     const std::vector<int> dims = {4, 3, 5, 5};

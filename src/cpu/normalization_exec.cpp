@@ -297,10 +297,11 @@ void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const N
 // the shape only (so do the results, as the reductions' chunks do).
 constexpr int64_t kBlockedMinBytes = int64_t{16} << 20;  // x (and dy) beyond half the 32 MiB L3
 constexpr int64_t kBlockBytes = int64_t{4} << 20;        // a block's elements of those tensors, at most about
+constexpr int64_t kCoreBlockBytes = int64_t{1} << 20;    // the same for a block that one core runs (backward)
 
 // The first block, or dim < 0 where the passes take x whole; tensors: the
 // tensors of x's size the passes read twice (x, or x and dy).
-GroupSlice blocking(const NormProblem &p, const Layout &L, int64_t tensors) {
+GroupSlice blocking(const NormProblem &p, const Layout &L, int64_t tensors, int64_t block_bytes = kBlockBytes) {
     GroupSlice none;
     const int64_t esize = int64_t(dtype_size(p.dt)) * tensors, bytes = p.m * p.nstats * esize;
     if (bytes < kBlockedMinBytes || !folds(p)) return none;
@@ -314,7 +315,7 @@ GroupSlice blocking(const NormProblem &p, const Layout &L, int64_t tensors) {
     // Not where the groups are adjacent (NHWC channels): a block of them
     // leaves the passes runs of a few elements.
     if (L.x[dim] == 1) return none;
-    const int64_t count = std::max<int64_t>(1, kBlockBytes / (p.m * esize));
+    const int64_t count = std::max<int64_t>(1, block_bytes / (p.m * esize));
     if (count >= p.ldims[dim]) return none;
     return {dim, 0, count};
 }
@@ -365,7 +366,7 @@ namespace {
 // The backward passes over the groups of a slice (all of them by default):
 // dx, dz, and the sums of dy (sd) and dy xhat (sdx) of its parameter groups.
 void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
-                  const GroupSlice &slice, std::vector<double> &sd, std::vector<double> &sdx) {
+                  const GroupSlice &slice, std::vector<double> &sd, std::vector<double> &sdx, int threads) {
     const bool rms = p.spec.kind == NormKind::rms, sliced = slice.dim >= 0;
     // A slice's part of an array of every group (blocking(): statistics and
     // parameter groups coincide, one index along the slice's dimension).
@@ -383,7 +384,7 @@ void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const 
     const std::vector<double> scale = part(gather(p, L, true, b.scale));
     const int64_t nstats = int64_t(s.mean.size()), nparams = sliced ? nstats : p.nparams;
     unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
-    const ExecContext ctx{h.threads()};
+    const ExecContext ctx{threads};
 
     NormArgs a = base_args(p);
     a.nstats = nstats;
@@ -450,17 +451,27 @@ void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const 
 void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuffers &b) {
     const Layout L = make_layout(p);
     std::vector<double> sd, sdx;
-    if (const GroupSlice block = blocking(p, L, 2); block.dim >= 0) {
+    if (const GroupSlice block = blocking(p, L, 2, kCoreBlockBytes); block.dim >= 0) {
+        // Each core runs whole blocks, both passes: the second re-reads the
+        // block from that core's L2, and no barrier separates the passes
+        // (with each block's passes split over the threads, 2 barriers per
+        // block and half of each block read from the other core's cache).
+        // A block's results depend on its shape only, not on the threads.
         sd.resize(p.nparams), sdx.resize(p.nparams);
-        for (GroupSlice sl = block; sl.first < p.ldims[sl.dim]; sl.first += block.count) {
-            sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
-            std::vector<double> part_sd, part_sdx;
-            run_backward(h, p, L, b, sl, part_sd, part_sdx);
-            std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
-            std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
-        }
+        const int64_t blocks = (p.ldims[block.dim] + block.count - 1) / block.count;
+        parallel_ranges(ExecContext{h.threads()}, blocks, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) {
+                GroupSlice sl = block;
+                sl.first = i * block.count;
+                sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
+                std::vector<double> part_sd, part_sdx;
+                run_backward(h, p, L, b, sl, part_sd, part_sdx, 1);
+                std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
+                std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
+            }
+        });
     } else {
-        run_backward(h, p, L, b, {}, sd, sdx);
+        run_backward(h, p, L, b, {}, sd, sdx, h.threads());
     }
     const bool blend = p.beta_param != 0;
     scatter(p, L, true, b.dscale, blend,
