@@ -177,9 +177,10 @@ std::vector<double> inverse_std(const std::vector<double> &var, double epsilon) 
 
 // The statistics of x's groups: sums of x and x^2 in double, per chunk, the
 // chunks added in order.
-// (Of a slice: its groups' statistics, indexed from 0.)
+// (Of a slice: its groups' statistics, indexed from 0.) threads: 0 for the
+// handle's.
 Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const void *x,
-                  const GroupSlice &slice = {}) {
+                  const GroupSlice &slice = {}, int threads = 0) {
     NormArgs a = base_args(p);
     int64_t off[kNormOperands];
     a.loop = make_loop(p, L, nullptr, nullptr, nullptr, false, slice, off);
@@ -189,7 +190,7 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     plan_units(a, nstats);
     std::vector<double> partial(a.chunks * 2 * nstats);
     a.stat_partial = partial.data();
-    normalization_kernels(h.isa).stats(ExecContext{h.threads()}, a);
+    normalization_kernels(h.isa).stats(ExecContext{threads > 0 ? threads : h.threads()}, a);
     Stats s;
     s.mean.assign(nstats, 0.0);
     s.var.assign(nstats, 0.0);
@@ -379,7 +380,7 @@ void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const 
         s.inv = part(gather(p, L, false, b.saved_inv));
         if (rms) s.mean.assign(s.mean.size(), 0.0);
     } else {
-        s = batch_stats(h, p, L, b.x, slice);
+        s = batch_stats(h, p, L, b.x, slice, threads);
     }
     const std::vector<double> scale = part(gather(p, L, true, b.scale));
     const int64_t nstats = int64_t(s.mean.size()), nparams = sliced ? nstats : p.nparams;
