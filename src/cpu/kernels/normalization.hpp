@@ -639,7 +639,7 @@ void grad_input_run(const NormArgs &a, const int64_t *off, int64_t len, SS ss, P
 template <class T>
 void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
     const bool plain = plain_case(a, kNormIn2);
-    const bool stream = plain && streams(a, sizeof(T), a.in2);
+    const bool stream = plain && streams(a, sizeof(T), a.in2), prefetch = prefetches<T>(a);
     with_compute<T>(a, [&](auto compute) {
         using C = typename decltype(compute)::type;
         const auto shared = [&](const int64_t *o, int64_t len, int64_t n, const int64_t *rs) {
@@ -649,6 +649,10 @@ void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
             for (int64_t r = 0; r < n; ++r) {
                 const T *x = static_cast<const T *>(a.x) + o[kNormX] + r * rs[kNormX];
                 const T *dy = static_cast<const T *>(a.in2) + o[kNormIn2] + r * rs[kNormIn2];
+                if (prefetch) {  // the rows ahead, from beyond the cache (see prefetches)
+                    prefetch_stream_run(x, len * int64_t(sizeof(T)));
+                    prefetch_stream_run(dy, len * int64_t(sizeof(T)));
+                }
                 write_row(static_cast<T *>(a.out) + o[kNormOut] + r * rs[kNormOut], len, static_cast<C>(a.beta),
                           a.beta != 0, stream,
                           [&](int64_t i) { return load<C>(dy + i) * ca[i] + (load<C>(x + i) * cb[i] + cc[i]); });
