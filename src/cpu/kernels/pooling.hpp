@@ -519,7 +519,8 @@ template <class T, class C>
         return;
     }
     if constexpr (std::is_same_v<T, C>) {
-        if (sc == 1 && stream) {  // channels contiguous (NHWC)
+        if (sc == 1 && stream) {  // channels contiguous (NHWC): one run when the pixels are too
+            if (sp == nb && ld == nb) return stream_map(dst, src, np * nb, scaled);
             for (int64_t p = 0; p < np; ++p) stream_map(dst + p * sp, src + p * ld, nb, scaled);
             return;
         }
@@ -585,20 +586,19 @@ inline void backward_body(const BackwardWindow<C> &w) {
         for (int64_t k = 0; k < NV; ++k) grad[k] = load_vec<V>(w.dy + k * VW) * w.scale;
         if constexpr (IsMax) {
             // One pass finds each lane's first max tap (argmax, a tap
-            // counter) as max_step and the reference have it: a tap is taken
-            // when strictly greater than the max so far, so ties keep the
-            // first. The max itself runs in vmaxps alone (NaN taps leave it
-            // as is), the one chain from tap to tap; NaN is a mask on the
-            // side. PROPAGATE: the first NaN is taken, and nothing after it.
-            // Otherwise NaNs are skipped: the first non-NaN is taken whatever
-            // its value (-inf too), and a window of NaNs keeps tap 0, its
-            // first NaN. The second pass adds the gradient at the argmax.
+            // counter) as max_step and the reference have it, with
+            // row_argmax's rule: taken when greater than the best, or the
+            // best is the start (NaN, without PROPAGATE) or v the first NaN
+            // (with PROPAGATE: nothing after it); ties keep the first, and a
+            // window of NaNs keeps tap 0, its first NaN. Two compares and
+            // two blends per tap (a flag mask on the side took ten
+            // operations). The second pass adds the gradient at the argmax.
             V best[NV];
-            M arg[NV], flag[NV];  // flag: PROPAGATE, a NaN was seen; otherwise a non-NaN was
+            M arg[NV];
 #pragma GCC unroll 8
             for (int64_t k = 0; k < NV; ++k) {
-                best[k] = V{} - std::numeric_limits<C>::infinity();
-                arg[k] = flag[k] = M{};
+                best[k] = V{} + max_start<Propagate, C>();
+                arg[k] = M{};
             }
             M tap = M{};
             for (int64_t id = td.lo; id < td.hi; ++id)
@@ -608,17 +608,9 @@ inline void backward_body(const BackwardWindow<C> &w) {
 #pragma GCC unroll 8
                         for (int64_t k = 0; k < NV; ++k) {
                             const V v = load_vec<V>(xr + iw * sw + k * VW);
-                            M take;
-                            if constexpr (Propagate) {
-                                const M nan = v != v;
-                                take = ((v > best[k]) | nan) & ~flag[k];
-                                flag[k] |= nan;
-                            } else {
-                                const M number = v == v;
-                                take = (v > best[k]) | (number & ~flag[k]);
-                                flag[k] |= number;
-                            }
-                            best[k] = v > best[k] ? v : best[k];  // vmaxps: a NaN v keeps best
+                            const M open = ~(v <= best[k]);  // v > best, or either is NaN
+                            const M take = Propagate ? open & (best[k] == best[k]) : open & (v == v);
+                            best[k] = take ? v : best[k];
                             arg[k] = take ? tap : arg[k];
                         }
                 }
