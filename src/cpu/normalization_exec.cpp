@@ -324,6 +324,21 @@ GroupSlice blocking(const NormProblem &p, const Layout &L, int64_t tensors) {
     return {dim, 0, count};
 }
 
+// fn(slice) for every block from `block` on, whole blocks per core (see
+// kBlockBytes): fn runs its passes with one thread.
+template <class Fn>
+void for_each_block(const Handle &h, const NormProblem &p, const GroupSlice &block, Fn &&fn) {
+    const int64_t blocks = (p.ldims[block.dim] + block.count - 1) / block.count;
+    parallel_ranges(ExecContext{h.threads()}, blocks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            GroupSlice sl = block;
+            sl.first = i * block.count;
+            sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
+            fn(sl);
+        }
+    });
+}
+
 void execute_norm_inference(const Handle &h, const NormProblem &p, const NormBuffers &b) {
     const Layout L = make_layout(p);
     std::vector<double> mean = gather(p, L, false, b.est_mean);
@@ -336,20 +351,13 @@ void execute_norm_training(const Handle &h, const NormProblem &p, const NormBuff
     unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
     Stats s;
     if (const GroupSlice block = blocking(p, L, 1); block.dim >= 0) {
-        // Whole blocks per core (see kBlockBytes).
         s.mean.resize(p.nstats), s.var.resize(p.nstats), s.inv.resize(p.nstats);
-        const int64_t blocks = (p.ldims[block.dim] + block.count - 1) / block.count;
-        parallel_ranges(ExecContext{h.threads()}, blocks, 1, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) {
-                GroupSlice sl = block;
-                sl.first = i * block.count;
-                sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
-                const Stats part = batch_stats(h, p, L, b.x, sl, 1);
-                run_forward(h, p, L, b, part.mean, part.inv, mask, sl, 1);
-                std::copy(part.mean.begin(), part.mean.end(), s.mean.begin() + sl.first);
-                std::copy(part.var.begin(), part.var.end(), s.var.begin() + sl.first);
-                std::copy(part.inv.begin(), part.inv.end(), s.inv.begin() + sl.first);
-            }
+        for_each_block(h, p, block, [&](const GroupSlice &sl) {
+            const Stats part = batch_stats(h, p, L, b.x, sl, 1);
+            run_forward(h, p, L, b, part.mean, part.inv, mask, sl, 1);
+            std::copy(part.mean.begin(), part.mean.end(), s.mean.begin() + sl.first);
+            std::copy(part.var.begin(), part.var.end(), s.var.begin() + sl.first);
+            std::copy(part.inv.begin(), part.inv.end(), s.inv.begin() + sl.first);
         });
     } else {
         s = batch_stats(h, p, L, b.x);
@@ -462,19 +470,12 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
     const Layout L = make_layout(p);
     std::vector<double> sd, sdx;
     if (const GroupSlice block = blocking(p, L, 2); block.dim >= 0) {
-        // Whole blocks per core (see kBlockBytes).
         sd.resize(p.nparams), sdx.resize(p.nparams);
-        const int64_t blocks = (p.ldims[block.dim] + block.count - 1) / block.count;
-        parallel_ranges(ExecContext{h.threads()}, blocks, 1, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) {
-                GroupSlice sl = block;
-                sl.first = i * block.count;
-                sl.count = std::min(block.count, p.ldims[sl.dim] - sl.first);
-                std::vector<double> part_sd, part_sdx;
-                run_backward(h, p, L, b, sl, part_sd, part_sdx, 1);
-                std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
-                std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
-            }
+        for_each_block(h, p, block, [&](const GroupSlice &sl) {
+            std::vector<double> part_sd, part_sdx;
+            run_backward(h, p, L, b, sl, part_sd, part_sdx, 1);
+            std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
+            std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
         });
     } else {
         run_backward(h, p, L, b, {}, sd, sdx, h.threads());
