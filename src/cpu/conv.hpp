@@ -57,6 +57,11 @@ struct ConvPrecompPlan {
     // GEMM uses it (it then packs the filter itself).
     int64_t wpk_group_elems = 0;
     int64_t m_virtual = 0;    // pixel numbers computed per image: [0, m_virtual)
+    // Forward channels last with few input channels (a first layer): no
+    // planes; each chunk's receptive fields are gathered (im2col) into a
+    // row-major matrix of im2col_ld >= im2col_cols = C * taps columns, one
+    // GEMM per chunk. L is then the output (no junk pixels).
+    int64_t im2col_cols = 0, im2col_ld = 0;
     // The forward's GEMMs.
     bool y_direct = false;    // the GEMM writes y (no junk, matching layout and type)
     int64_t chunk = 0;        // pixels per GEMM call
@@ -92,8 +97,11 @@ ops::ConvGeometry conv_gemm_geometry(const ops::ConvGeometry &g);
 // NOT_SUPPORTED (with a message) beyond kConvMaxTaps or kConvMaxStride.
 Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
 
-// The most columns (C * taps) the backward im2col paths take
-// (ConvBackwardPlan::im2col_cols).
+// The im2col paths (ConvPrecompPlan::im2col_cols forward,
+// ConvBackwardPlan::im2col_cols backward) take one group of at most
+// kConvIm2colRowCols columns (C * k[2]) per filter row and at most
+// kConvIm2colMaxCols (C * taps) in all.
+constexpr int64_t kConvIm2colRowCols = 32;
 constexpr int64_t kConvIm2colMaxCols = 512;
 
 // How the backward GEMM algorithms (BWD_DATA_ALGO_1, BWD_FILTER_ALGO_1) run.
@@ -275,15 +283,31 @@ struct ConvWinogradFilterKernels {
 };
 ANYDNN_DECLARE_ISA_TABLE(ConvWinogradFilterKernels, conv_winograd_bwd_filter)
 
-// Whether the depthwise kernel copies each image of x channels-last first:
-// x's channels are strided and its output rows too short (or strided) for
-// the width-innermost loops to pay.
-inline bool conv_depthwise_copies_x(const ops::ConvGeometry &g) {
-    return g.xs[1] != 1 && (g.xs[4] != 1 || g.out[2] < 64);
-}
+// The depthwise kernel with x channels first (x's channel stride not 1)
+// runs channel by channel on x's planes (ConvPrecompPlan) of the
+// one-channel geometry: every tap's input is then a contiguous run of the
+// planes, so an output row block is a few vector FMAs per tap (the junk
+// columns dropped by the epilogue). depthwise_planes plans that geometry;
+// false for output rows under 32 pixels or where plan_conv_planes does not
+// take it (beyond kConvMaxTaps or kConvMaxStride), and the kernel then works
+// on copies of one image: x
+// channels last in x's type, and, when y is packed channels first in the
+// compute type (y_back), the sums channels last and (fused or alpha/beta)
+// channels first again for the epilogue, each oc x pixels, y_offset bytes
+// from the copies' start.
+bool depthwise_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
+// Compute-type elements of a worker's planes and sums (vector padding included).
+int64_t depthwise_plane_elems(const ConvPrecompPlan &pl);
+int64_t depthwise_sum_elems(const ConvPrecompPlan &pl);
+struct DepthwiseCopies {
+    bool y_back = false;
+    std::size_t y_offset = 0, bytes = 0;
+};
+DepthwiseCopies depthwise_copies(const ops::ConvGeometry &g);
 
-// Workspace of the depthwise kernel: the filter as [tap][K] in the compute
-// type, then (conv_depthwise_copies_x) one image of x channels-last.
-std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g);
+// Workspace of the depthwise kernel on `threads` threads: the filter as
+// [tap][K] in the compute type, then, x channels first, the planes and sums
+// of each worker or the copies of depthwise_copies.
+std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads);
 
 }  // namespace anydnn::cpu

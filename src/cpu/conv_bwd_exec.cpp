@@ -164,17 +164,16 @@ Status plan_backward(const Handle &h, const ops::ConvBackwardProblem &p, Directi
 }
 
 // The im2col paths of ALGO_1 (ConvBackwardPlan::im2col_cols) take one group
-// of C * k[2] <= kIm2colRowCols columns per filter row and C * taps <=
+// of C * k[2] <= kConvIm2colRowCols columns per filter row and C * taps <=
 // kConvIm2colMaxCols in all, in the compute type, dy's pixels packed in each
 // image with its channels contiguous (NHWC) or its pixels (NCHW); backward
 // data's also an image of dx in at most kIm2colMaxImageBytes (its sums).
-constexpr int64_t kIm2colRowCols = 32;
 constexpr std::size_t kIm2colMaxImageBytes = std::size_t{64} << 20;
 
 bool plan_im2col(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, ConvBackwardPlan *out) {
     const ops::ConvGeometry &g = p.geo;
     const int64_t cols = g.icg * g.taps();
-    if (g.groups != 1 || g.dt != g.compute || g.icg * g.k[2] > kIm2colRowCols || cols > kConvIm2colMaxCols)
+    if (g.groups != 1 || g.dt != g.compute || g.icg * g.k[2] > kConvIm2colRowCols || cols > kConvIm2colMaxCols)
         return false;
     const bool nhwc = g.ys[1] == 1 && conv_packed_spatial(g.out, g.ys, g.ys[4]);
     const bool nchw = g.ys[4] == 1 && conv_packed_spatial(g.out, g.ys, 1);
