@@ -290,11 +290,10 @@ ANYDNN_DECLARE_ISA_TABLE(ConvWinogradFilterKernels, conv_winograd_bwd_filter)
 // columns dropped by the epilogue). depthwise_planes plans that geometry;
 // false for output rows under 32 pixels or where plan_conv_planes does not
 // take it (beyond kConvMaxTaps or kConvMaxStride), and the kernel then works
-// on copies of one image: x
-// channels last in x's type, and, when y is packed channels first in the
-// compute type (y_back), the sums channels last and (fused or alpha/beta)
-// channels first again for the epilogue, each oc x pixels, y_offset bytes
-// from the copies' start.
+// on copies of one image: x channels last in x's type, and, when y is
+// packed channels first in the compute type (y_back), the sums channels last
+// and (fused or alpha/beta) channels first again for the epilogue, each oc x
+// pixels, y_offset bytes from the copies' start.
 bool depthwise_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
 // Compute-type elements of a worker's planes and sums (vector padding included).
 int64_t depthwise_plane_elems(const ConvPrecompPlan &pl);

@@ -500,6 +500,15 @@ void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, 
     });
 }
 
+// x channels last (x's channel stride 1): the pixel strips without a
+// channel multiplier, else the L1 blocks of pixels x channels.
+template <class T, class C>
+void depthwise_channels_last(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
+                             const C *wr) {
+    if (p.geo.ocg == 1) depthwise_pixels<T, C>(ctx, p, o, wr);
+    else depthwise_channels_inner<T, C>(ctx, p, o, wr);
+}
+
 // sums[i .. i + NV W) = sum over taps t of w[t * w_step] * tap t's plane run
 // at planes + i (ConvPrecompPlan's pixel numbering), held in registers: a
 // load and an FMA per tap and vector.
@@ -651,16 +660,9 @@ void depthwise_channels_first(const ExecContext &ctx, const ops::ConvForwardProb
         oi.x = xc;
         oi.y = static_cast<T *>(o.y) + img * g.ys[0];
         if (o.z != nullptr) oi.z = static_cast<const T *>(o.z) + img * p.zs[0];
-        if (!cp.y_back) {
-            if (g.ocg == 1) depthwise_pixels<T, C>(ctx, one, oi, wr);
-            else depthwise_channels_inner<T, C>(ctx, one, oi, wr);
-            continue;
-        }
-        // y_back: T is C.
-        ConvOperands ro = oi;
-        ro.y = yc;
-        if (g.ocg == 1) depthwise_pixels<T, C>(ctx, raw, ro, wr);
-        else depthwise_channels_inner<T, C>(ctx, raw, ro, wr);
+        if (cp.y_back) oi.y = yc;  // (T is C)
+        depthwise_channels_last<T, C>(ctx, cp.y_back ? raw : one, oi, wr);
+        if (!cp.y_back) continue;
         C *y = static_cast<C *>(o.y) + img * g.ys[0];
         parallel_ranges(ctx, oc, 1 + kElementwiseGrain / out_pixels, [&](int64_t begin, int64_t end) {
             if (identity) {
@@ -691,10 +693,8 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
         ConvPrecompPlan pl;
         if (depthwise_planes(g, &pl)) depthwise_planes_typed<T, C>(ctx, p, o, wr, pl, rest);
         else depthwise_channels_first<T, C>(ctx, p, o, wr, rest);
-    } else if (g.ocg == 1) {
-        depthwise_pixels<T, C>(ctx, p, o, wr);
     } else {
-        depthwise_channels_inner<T, C>(ctx, p, o, wr);
+        depthwise_channels_last<T, C>(ctx, p, o, wr);
     }
 }
 
