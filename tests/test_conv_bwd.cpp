@@ -283,6 +283,21 @@ TEST_P(ConvBwdEdge, FilterOverSeveralImageChunks) {
     }
 }
 
+// Backward data channels first with stride 2 and a dx over 16 MiB (f32):
+// the rows put together from the planes go out in streamed chunks (beta 0)
+// or blended row by row (beta 0.5); rows of 183 values, not a whole number
+// of vectors or lines. On the machine's own ISA level only.
+TEST_P(ConvBwdEdge, DataStridedLargeOutputStreamed) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    anydnn::Isa isa;
+    if (!anydnn::parse_isa(GetParam().c_str(), &isa) || isa != anydnn::detected_isa()) GTEST_SKIP();
+    for (const char *text : {"ic64ih182iw183oc16kh1sh2ph0", "ic64ih182iw183oc16kh3sh2ph1"}) {
+        BwdChecker checker(make_case(text, 2, Layout::nchw));
+        for (bool beta_half : {false, true}) EXPECT_TRUE(checker.check(h, Dir::data, 1, beta_half)) << text;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, ConvBwdEdge, ::testing::ValuesIn(isa_levels()));
 
 // ---- Backward filter WINOGRAD_NONFUSED ------------------------------------------------

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include "cpu/kernels/util/conv_common.hpp"
+#include "cpu/kernels/util/streaming_store.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
@@ -37,6 +38,29 @@ inline int64_t plane_row(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, 
     return r;
 }
 
+// row[2j] = even[j], row[2j + 1] = odd[j] for j in [0, n), n a multiple of
+// the vector width; a null source reads as zeros. Two shuffles per pair of
+// vectors (vpermt2ps on AVX-512): the strided scalar stores this replaces
+// were half of a stride-2 1x1 layer's backward data, channels first.
+template <class C>
+void interleave_pair(const C *even, const C *odd, int64_t n, C *row) {
+    using V = vec_t<C>;
+    using M = vec_t<std::conditional_t<sizeof(C) == 4, int32_t, int64_t>>;
+    constexpr int W = sizeof(V) / sizeof(C);
+    M lo, hi;
+    for (int i = 0; i < W; ++i) {
+        lo[i] = i / 2 + (i % 2) * W;
+        hi[i] = W / 2 + i / 2 + (i % 2) * W;
+    }
+    const V zero{};
+    for (int64_t j = 0; j < n; j += W) {
+        const V e = even != nullptr ? load_vec<V>(even + j) : zero;
+        const V o = odd != nullptr ? load_vec<V>(odd + j) : zero;
+        store_vec(row + 2 * j, __builtin_shuffle(e, o, lo));
+        store_vec(row + 2 * j + W, __builtin_shuffle(e, o, hi));
+    }
+}
+
 // dx = alpha * planes + beta * dx for dx rows [begin, end) of one image:
 // channels-last rows are (id, ih) with every channel, channels-first rows
 // (c, id, ih).
@@ -45,10 +69,49 @@ void read_out_planes(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, cons
                      const Epilogue<T, C> &e, int64_t dx_base, int64_t begin, int64_t end) {
     const int64_t ic = g.groups * g.icg, rows = g.in[0] * g.in[1];
     const int64_t *xs = g.xs;
+    // Channels first, strided: each dx row is put together in row (the
+    // residue classes' runs interleaved, zeros where no tap reaches) and
+    // stored contiguously. A large dense dx (beta 0) is streamed: the rows
+    // gather into chunks of about kStreamingChunk values (dx's rows follow
+    // each other) that go out with streaming stores, no line read first.
+    const int64_t s = g.stride[2];
+    const bool dense_rows = xs[4] == 1 && xs[3] == g.in[2] && (g.in[0] == 1 || xs[2] == g.in[1] * g.in[2]) &&
+                            xs[1] == rows * g.in[2];
+    const bool stream = std::is_same_v<T, C> && !pl.channels_last && s > 1 && e.beta == C(0) && dense_rows &&
+                        use_streaming_stores(g.n * ic * rows * g.in[2] * int64_t(sizeof(T)), e.y, planes);
+    KernelArray<C> row(!pl.channels_last && s > 1 ? g.in[2] + (stream ? kStreamingChunk : 0) : 0);
+    int64_t chunk_off = 0, chunk_len = 0;  // the streamed chunk's dx offset and values in row
+    // Channels first, the residue classes aw along w (the same for every row):
+    // first position, count, plane column r2 (-1: no tap) and its phase, the
+    // values the planes hold.
+    struct Run {
+        const C *src;
+        int64_t iw0, count, valid, r2, pw;
+    } runs[kConvMaxStride];
+    for (int64_t aw = 0; !pl.channels_last && aw < s; ++aw) {
+        Run &u = runs[aw];
+        u.iw0 = ((aw - g.pad[2]) % s + s) % s;
+        u.count = u.iw0 < g.in[2] ? (g.in[2] - 1 - u.iw0) / s + 1 : 0;
+        u.pw = 0;
+        u.r2 = u.count > 0 ? plane_row(g, pl, 2, u.iw0, &u.pw) : -1;
+        u.valid = u.r2 >= 0 ? imin_(u.count, pl.L[2] - u.r2) : 0;
+    }
+    // Plane row and phase of each ih: rows of 7 spent most of their time
+    // in plane_row's divisions.
+    KernelArray<int64_t> h_rows(2 * g.in[1]);
+    for (int64_t ih = 0; ih < g.in[1]; ++ih) {
+        h_rows.data()[2 * ih + 1] = 0;
+        h_rows.data()[2 * ih] = plane_row(g, pl, 1, ih, &h_rows.data()[2 * ih + 1]);
+    }
+    int64_t c = pl.channels_last ? 0 : begin / rows, id = begin % rows / g.in[1], ih = begin % g.in[1] - 1;
+    int64_t pd = 0, r0 = plane_row(g, pl, 0, id, &pd);
     for (int64_t q = begin; q < end; ++q) {
-        const int64_t c = pl.channels_last ? 0 : q / rows, id = q % rows / g.in[1], ih = q % g.in[1];
-        int64_t pd = 0, ph = 0;
-        const int64_t r0 = plane_row(g, pl, 0, id, &pd), r1 = plane_row(g, pl, 1, ih, &ph);
+        if (++ih == g.in[1]) {
+            ih = 0;
+            if (++id == g.in[0]) id = 0, ++c;
+            r0 = plane_row(g, pl, 0, id, &pd);
+        }
+        const int64_t r1 = h_rows.data()[2 * ih], ph = h_rows.data()[2 * ih + 1];
         const int64_t row_off = dx_base + c * xs[1] + id * xs[2] + ih * xs[3];
         if (pl.channels_last) {
             for (int64_t iw = 0; iw < g.in[2]; ++iw) {
@@ -65,24 +128,47 @@ void read_out_planes(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, cons
             continue;
         }
         // Channels-first: the positions of one residue class aw are a
-        // contiguous run of a plane row.
-        const int64_t s = g.stride[2];
+        // contiguous run of a plane row (src, its first `valid` values).
         for (int64_t aw = 0; aw < s; ++aw) {
-            const int64_t iw0 = ((aw - g.pad[2]) % s + s) % s;
-            if (iw0 >= g.in[2]) continue;
-            const int64_t count = (g.in[2] - 1 - iw0) / s + 1;
-            int64_t pw = 0;
-            const int64_t r2 = plane_row(g, pl, 2, iw0, &pw);
-            int64_t valid = 0;
-            if (r0 >= 0 && r1 >= 0 && r2 >= 0) {
-                valid = imin_(count, pl.L[2] - r2);
-                const int64_t phase = (pd * pl.residues[1] + ph) * pl.residues[2] + pw;
-                const C *src = planes + c * pl.chan_stride + phase * pl.phase_stride + (r0 * pl.L[1] + r1) * pl.L[2] + r2;
-                e.run(src, valid, row_off + iw0 * xs[4], s * xs[4], 0, 0, 0, 0);
-            }
-            blend_zero(e, row_off + (iw0 + valid * s) * xs[4], count - valid, s * xs[4]);
+            Run &u = runs[aw];
+            u.src = nullptr;
+            if (r0 < 0 || r1 < 0 || u.r2 < 0) continue;
+            const int64_t phase = (pd * pl.residues[1] + ph) * pl.residues[2] + u.pw;
+            u.src = planes + c * pl.chan_stride + phase * pl.phase_stride + (r0 * pl.L[1] + r1) * pl.L[2] + u.r2;
         }
+        if (s == 1) {
+            const Run &u = runs[0];
+            const int64_t valid = u.src != nullptr ? u.valid : 0;
+            if (valid > 0) e.run(u.src, valid, row_off, xs[4], 0, 0, 0, 0);
+            blend_zero(e, row_off + valid * xs[4], u.count - valid, xs[4]);
+            continue;
+        }
+        if (chunk_len == 0) chunk_off = row_off;
+        C *r = row.data() + chunk_len;
+        int64_t done = 0;  // values of each run already in row
+        if (s == 2 && g.in[2] >= 2) {
+            const Run &ev = runs[0].iw0 == 0 ? runs[0] : runs[1], &od = runs[0].iw0 == 0 ? runs[1] : runs[0];
+            constexpr int64_t W = kVectorBytes / sizeof(C);
+            const int64_t ne = ev.src != nullptr ? ev.valid : ev.count, no = od.src != nullptr ? od.valid : od.count;
+            done = imin_(ne, no) / W * W;
+            interleave_pair(ev.src, od.src, done, r);
+        }
+        for (int64_t aw = 0; aw < s; ++aw) {
+            const Run &u = runs[aw];
+            const int64_t valid = u.src != nullptr ? u.valid : 0;
+            for (int64_t j = done; j < u.count; ++j) r[u.iw0 + j * s] = j < valid ? u.src[j] : C(0);
+        }
+        if (!stream) {
+            e.run(r, g.in[2], row_off, xs[4], 0, 0, 0, 0);
+            continue;
+        }
+        chunk_len += g.in[2];
+        if (chunk_len < kStreamingChunk && q + 1 < end) continue;
+        if constexpr (std::is_same_v<T, C>)
+            stream_map(e.y + chunk_off, row.data(), chunk_len, [a = e.alpha](auto v) { return v * a; });
+        chunk_len = 0;
     }
+    if (stream) streaming_fence();
 }
 
 // The plane pixels [lo, hi) of a phase that hold dx positions (the rest is
