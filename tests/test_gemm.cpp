@@ -486,7 +486,8 @@ TEST_P(Gemm, FewRowsStreamB) {
 // op(B) packed once (GemmKernels::pack_b) and given as b_packed: the same
 // bits for every split over threads and, above kGemmFewRows rows, the same
 // bits as packing at every call; across reduction and column blocks, both
-// orientations of B, few rows (which read the packed slivers in place).
+// orientations of B, few rows (which read the packed slivers in place; a
+// last sliver of 3 columns, summed as the column tile sums).
 TEST_P(Gemm, PackedBOnceForManyProducts) {
     SKIP_IF_NO_ISA();
     for_each_type([&]<class T>() {
@@ -510,7 +511,8 @@ TEST_P(Gemm, PackedBOnceForManyProducts) {
             }
         for (const Size s : {Size{5, 1, 1}, Size{bl.mr + 1, bl.nr + 1, 17}, Size{2 * bl.mr + 3, 2 * bl.nr + 5, bl.kc + 1},
                              Size{97, bl.nc + bl.nr + 1, 2 * bl.kc + 3}, Size{1, 1, 1}, Size{3, 2 * bl.nr - 1, 40},
-                             Size{1, 1100, 2 * bl.kc + 3}, Size{4, 300, bl.kc + 1}})
+                             Size{1, 1100, 2 * bl.kc + 3}, Size{4, 300, bl.kc + 1},
+                             Size{2, 2 * bl.nr + 3, bl.kc + 7}})
             for (bool tb : {false, true}) {
                 Case cs;
                 cs.tb = tb, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.pad_b = 3, cs.pad_c = 2;

@@ -241,6 +241,61 @@ template <class T, int MR, int NR, int NV, TileA Mode>
     }
 }
 
+// The MR x NC tile for the last, narrow sliver of C (NC <= kColumnTileMax
+// columns): each step's MR values of A are one vector, each column's B value
+// a broadcast, so a step costs NC FMAs where gemm_tile's 1-vector form
+// spends MR on masked lanes (an image of 49 pixels, channels first, is 48 +
+// 1 columns: the 1 cost a third of the 48). Steps go round kColumnTileSums
+// sets of accumulators (the last kc % kColumnTileSums into set 0), summed
+// (0 + 1) + (2 + 3): so few chains would otherwise wait on the FMA latency.
+// Every A mode takes this order, and so does the few-rows path over a
+// packed B (SmallRows::slivers), so that an element's bits never depend on
+// how A was read. The store is gemm_tile's, row by row.
+template <class T, int MR, int NR, int NC, TileA Mode>
+[[gnu::noinline]] void gemm_column_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr,
+                                        int nr, const TileOut<T> &o) {
+    using X = Vec<T>;
+    using V = typename X::V;
+    using A [[gnu::vector_size(MR * sizeof(T))]] = T;
+    constexpr int U = kColumnTileSums;
+    auto a_step = [&](int64_t p) {
+        if constexpr (Mode == TileA::packed) return load_vec<A>(ap + p * MR);
+        A a;
+        for (int r = 0; r < MR; ++r)  // rows past mr repeat row 0, as in gemm_tile
+            a[r] = Mode == TileA::rows ? ap[(r < mr ? r * lda : 0) + p] : ap[p * lda + (r < mr ? r : 0)];
+        return a;
+    };
+    A acc[U][NC] = {};
+    int64_t p = 0;
+    for (; p + U <= kc; p += U) {
+#pragma GCC unroll 4
+        for (int u = 0; u < U; ++u) {
+            _mm_prefetch(reinterpret_cast<const char *>(bp + (p + u + 16) * NR), _MM_HINT_T0);
+            const A a = a_step(p + u);
+#pragma GCC unroll 4
+            for (int j = 0; j < NC; ++j) acc[u][j] += a * bp[(p + u) * NR + j];
+        }
+    }
+    for (; p < kc; ++p) {
+        const A a = a_step(p);
+#pragma GCC unroll 4
+        for (int j = 0; j < NC; ++j) acc[0][j] += a * bp[p * NR + j];
+    }
+    A sum[NC];
+    for (int j = 0; j < NC; ++j) sum[j] = (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]);
+    const V alpha = X::set1(o.alpha), beta = X::set1(o.beta);
+    for (int r = 0; r < mr; ++r) {
+        alignas(64) T row[X::W] = {};
+        for (int j = 0; j < NC; ++j) row[j] = sum[j][r];
+        T *cr = c + r * ldc;
+        V x = X::mul(alpha, X::load_part(row, nr));
+        if (o.load_c) x = X::fmadd(beta, X::load_part(cr, nr), x);
+        if (o.row_bias != nullptr) x = X::add(x, X::set1(o.row_bias[r]));
+        if (o.col_bias != nullptr) x = X::add(x, X::load_part(o.col_bias, nr));
+        X::store_part(cr, x, nr);
+    }
+}
+
 // MR rows x 3 vectors: the driver's microkernel type (util/gemm_driver.hpp).
 template <class T, int MR_, int64_t MC_, int64_t KC_, int64_t NC_>
 struct VecTile {
@@ -266,6 +321,14 @@ struct VecTile {
     static void tile_nv(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
                         const TileOut<T> &o) {
         constexpr int w = Vec<T>::W;
+        static_assert(kColumnTileMax == 4);
+        switch (nr) {
+        case 1: return gemm_column_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        case 2: return gemm_column_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        case 3: return gemm_column_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        case 4: return gemm_column_tile<T, MR, NR, 4, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        default: break;
+        }
         if (nr > 2 * w) gemm_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
         else if (nr > w) gemm_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
         else gemm_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);

@@ -41,4 +41,16 @@ struct Output {
 constexpr int64_t kParallelMacs = int64_t{1} << 18;
 
 }  // namespace gemm_detail
+
+// The last sliver of C, when it has at most kColumnTileMax columns, sums
+// each element's products round kColumnTileSums partial sums (gemm_column_tile
+// in kernels/gemm.hpp, the vector levels only; the few-rows path over a
+// packed B follows it).
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
+constexpr int kColumnTileMax = 4;
+#else
+constexpr int kColumnTileMax = 0;
+#endif
+constexpr int kColumnTileSums = 4;
+
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS

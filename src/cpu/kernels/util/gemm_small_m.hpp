@@ -209,6 +209,11 @@ struct SmallRows {
             for (int64_t pc = 0; pc < k; pc += kc_step) {
                 const int64_t kc = imin_(kc_step, k - pc);
                 const T *bp = op.b_packed + pc * n_padded + j * kc;
+                const int64_t nb = imin_(NR, j1 - j);
+                if (nb <= kColumnTileMax) {
+                    narrow_sliver<M>(op, out, kc, pc, bp, j, nb);
+                    continue;
+                }
                 V acc[M][NV];
                 for (int r = 0; r < M; ++r)
                     for (int v = 0; v < NV; ++v) acc[r][v] = X::zero();
@@ -224,10 +229,34 @@ struct SmallRows {
                 for (int r = 0; r < M; ++r) {
                     alignas(64) T prod[NR];
                     for (int v = 0; v < NV; ++v) X::store_part(prod + v * W, acc[r][v], W);
-                    store(out, r, j, prod, imin_(NR, j1 - j), first ? out.beta : T(1), !first || out.beta != T(0),
-                          last);
+                    store(out, r, j, prod, nb, first ? out.beta : T(1), !first || out.beta != T(0), last);
                 }
             }
+        }
+    }
+
+    // A last sliver of nb <= kColumnTileMax columns over reduction block
+    // [pc, pc + kc): the products summed as gemm_column_tile sums them
+    // (kColumnTileSums partial sums, steps round them, the tail into the
+    // first), so that these rows get its bits.
+    template <int M>
+    static void narrow_sliver(const Operands<T> &op, const Output<T> &out, int64_t kc, int64_t pc, const T *bp,
+                              int64_t j, int64_t nb) {
+        constexpr int U = kColumnTileSums;
+        const T *a = op.a[0];
+        const int64_t whole = kc / U * U;
+        for (int r = 0; r < M; ++r) {
+            V acc[U];
+            for (int u = 0; u < U; ++u) acc[u] = X::zero();
+            for (int64_t p = 0; p < kc; ++p) {
+                V &s = acc[p < whole ? p % U : 0];
+                s = X::fmadd(X::set1(a[r * op.lda + pc + p]), X::load_part(bp + p * NR, W), s);
+            }
+            static_assert(U == 4);
+            alignas(64) T prod[W];
+            X::store_part(prod, X::add(X::add(acc[0], acc[1]), X::add(acc[2], acc[3])), W);
+            const bool first = pc == 0, last = pc + kc == op.k;
+            store(out, r, j, prod, nb, first ? out.beta : T(1), !first || out.beta != T(0), last);
         }
     }
 
