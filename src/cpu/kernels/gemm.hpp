@@ -242,44 +242,39 @@ template <class T, int MR, int NR, int NV, TileA Mode>
 }
 
 // The MR x NC tile for the last, narrow sliver of C (NC <= kColumnTileMax
-// columns): each step's MR values of A are one vector, each column's B value
-// a broadcast, so a step costs NC FMAs where gemm_tile's 1-vector form
-// spends MR on masked lanes (an image of 49 pixels, channels first, is 48 +
-// 1 columns: the 1 cost a third of the 48). Steps go round kColumnTileSums
-// sets of accumulators (the last kc % kColumnTileSums into set 0), summed
-// (0 + 1) + (2 + 3): so few chains would otherwise wait on the FMA latency.
-// Every A mode takes this order, and so does the few-rows path over a
-// packed B (SmallRows::slivers), so that an element's bits never depend on
-// how A was read. The store is gemm_tile's, row by row.
-template <class T, int MR, int NR, int NC, TileA Mode>
-[[gnu::noinline]] void gemm_column_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr,
-                                        int nr, const TileOut<T> &o) {
+// columns): each step's MR values of A are one vector (at a + p * a_step),
+// each column's B value a broadcast, so a step costs NC FMAs where
+// gemm_tile's 1-vector form spends MR on masked lanes (an image of 49
+// pixels, channels first, is 48 + 1 columns: the 1 cost a third of the 48).
+// Steps go round kColumnTileSums sets of accumulators (the last kc %
+// kColumnTileSums into set 0), summed (0 + 1) + (2 + 3): so few chains would
+// otherwise wait on the FMA latency. Every A mode reaches this order
+// (VecTile::tile_nv), and so does the few-rows path over a packed B
+// (SmallRows::narrow_sliver), so that an element's bits never depend on how
+// A was read. The store is gemm_tile's, row by row.
+template <class T, int MR, int NR, int NC>
+[[gnu::noinline]] void gemm_column_tile(int64_t kc, const T *a, int64_t a_step, const T *bp, T *c, int64_t ldc,
+                                        int mr, int nr, const TileOut<T> &o) {
     using X = Vec<T>;
     using V = typename X::V;
     using A [[gnu::vector_size(MR * sizeof(T))]] = T;
     constexpr int U = kColumnTileSums;
-    auto a_step = [&](int64_t p) {
-        if constexpr (Mode == TileA::packed) return load_vec<A>(ap + p * MR);
-        A a;
-        for (int r = 0; r < MR; ++r)  // rows past mr repeat row 0, as in gemm_tile
-            a[r] = Mode == TileA::rows ? ap[(r < mr ? r * lda : 0) + p] : ap[p * lda + (r < mr ? r : 0)];
-        return a;
-    };
+    static_assert(U == 4);
     A acc[U][NC] = {};
     int64_t p = 0;
     for (; p + U <= kc; p += U) {
 #pragma GCC unroll 4
         for (int u = 0; u < U; ++u) {
             _mm_prefetch(reinterpret_cast<const char *>(bp + (p + u + 16) * NR), _MM_HINT_T0);
-            const A a = a_step(p + u);
+            const A av = load_vec<A>(a + (p + u) * a_step);
 #pragma GCC unroll 4
-            for (int j = 0; j < NC; ++j) acc[u][j] += a * bp[(p + u) * NR + j];
+            for (int j = 0; j < NC; ++j) acc[u][j] += av * bp[(p + u) * NR + j];
         }
     }
     for (; p < kc; ++p) {
-        const A a = a_step(p);
+        const A av = load_vec<A>(a + p * a_step);
 #pragma GCC unroll 4
-        for (int j = 0; j < NC; ++j) acc[0][j] += a * bp[p * NR + j];
+        for (int j = 0; j < NC; ++j) acc[0][j] += av * bp[p * NR + j];
     }
     A sum[NC];
     for (int j = 0; j < NC; ++j) sum[j] = (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]);
@@ -317,18 +312,40 @@ struct VecTile {
         else tile_nv<TileA::packed>(kc, ap, 0, bp, c, ldc, mr, nr, o);
     }
 
+    // The narrow last sliver (gemm_column_tile) on A's step vectors: a
+    // packed sliver's, or full steps' in place; rows in place (and a last
+    // sliver's partial steps) packed here first, the gathers of 8 rows per
+    // step having made mb1's 7x7 1x1 layers 1.5x slower.
+    template <TileA Mode>
+    static void column_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
+                            const TileOut<T> &o) {
+        static_assert(kColumnTileMax == 4 && KC_ * MR <= 4096);
+        alignas(64) T sliver[KC_ * MR];
+        const T *a = ap;
+        int64_t step = MR;
+        if (Mode == TileA::steps && mr == MR) {
+            step = lda;
+        } else if (Mode == TileA::rows) {
+            pack_strided<MR>(ap, lda, kc, mr, sliver);
+            a = sliver;
+        } else if (Mode == TileA::steps) {
+            for (int64_t p = 0; p < kc; ++p)
+                for (int r = 0; r < MR; ++r) sliver[p * MR + r] = ap[p * lda + (r < mr ? r : 0)];
+            a = sliver;
+        }
+        switch (nr) {
+        case 1: return gemm_column_tile<T, MR, NR, 1>(kc, a, step, bp, c, ldc, mr, nr, o);
+        case 2: return gemm_column_tile<T, MR, NR, 2>(kc, a, step, bp, c, ldc, mr, nr, o);
+        case 3: return gemm_column_tile<T, MR, NR, 3>(kc, a, step, bp, c, ldc, mr, nr, o);
+        default: return gemm_column_tile<T, MR, NR, 4>(kc, a, step, bp, c, ldc, mr, nr, o);
+        }
+    }
+
     template <TileA Mode>
     static void tile_nv(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
                         const TileOut<T> &o) {
         constexpr int w = Vec<T>::W;
-        static_assert(kColumnTileMax == 4);
-        switch (nr) {
-        case 1: return gemm_column_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        case 2: return gemm_column_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        case 3: return gemm_column_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        case 4: return gemm_column_tile<T, MR, NR, 4, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        default: break;
-        }
+        if (nr <= kColumnTileMax) return column_tile<Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
         if (nr > 2 * w) gemm_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
         else if (nr > w) gemm_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
         else gemm_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
