@@ -119,6 +119,10 @@ struct ConvBackwardPlan {
     int64_t dy_pixels = 0;    // grid pixels per image, the front included
     int64_t dy_pix_stride = 1, dy_chan_stride = 1;
     int64_t dy_image_elems = 0;  // per image, 0 when dy_direct
+    // Data, channels first on small images with several taps: the problem
+    // runs channels last on copies (dy transposed in, dx out), whose
+    // elements come first in the workspace (plan_gemm's channels_last_copies).
+    int64_t copy_dy_elems = 0, copy_dx_elems = 0;
     int64_t images = 1;          // filter: images per batch-reduce GEMM (fixed by memory, not threads)
     // Filter: the k[2] taps of a filter row in one GEMM. With stride and
     // dilation 1 along w and one group, tap kw's input is the kw = 0 tap's

@@ -29,6 +29,7 @@ struct ConvGeometry {
     int64_t xs[5] = {}, ws[5] = {}, ys[5] = {};
 
     int64_t taps() const { return k[0] * k[1] * k[2]; }
+    int64_t in_pixels() const { return in[0] * in[1] * in[2]; }
     int64_t out_pixels() const { return out[0] * out[1] * out[2]; }
     // The element offset in w of the filter tap that multiplies input tap
     // (kd, kh, kw): flipped in CONVOLUTION mode.

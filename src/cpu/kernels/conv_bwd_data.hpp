@@ -6,6 +6,7 @@
 
 #include "cpu/kernels/util/conv_common.hpp"
 #include "cpu/kernels/util/streaming_store.hpp"
+#include "cpu/kernels/util/transpose.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
@@ -475,12 +476,43 @@ void direct_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p, con
     });
 }
 
+// p (its geometry channels last) on channels-last copies of the caller's
+// packed channels-first dy and dx (ConvBackwardPlan::copy_dy_elems): dy
+// transposed in, dx in too when beta blends it, the GEMMs on the copies, dx
+// transposed back out; an image per item.
+template <class T, class C>
+void channels_last_copies_typed(const ExecContext &ctx, const ops::ConvBackwardProblem &p,
+                                const ConvBackwardPlan &bp, const ConvBwdDataOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const int64_t ic = g.groups * g.icg, oc = g.groups * g.ocg, ip = g.in_pixels(), op = g.out_pixels();
+    WorkspaceCursor cur(workspace);
+    T *dy_t = cur.take<T>(bp.copy_dy_elems), *dx_t = cur.take<T>(bp.copy_dx_elems);
+    const T *dy = static_cast<const T *>(o.dy);
+    T *dx = static_cast<T *>(o.dx);
+    const bool blend = p.beta != 0;
+    parallel_ranges(ctx, g.n, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            transpose_elements(sizeof(T), dy + i * oc * op, op, dy_t + i * op * oc, oc, op, oc);
+            if (blend) transpose_elements(sizeof(T), dx + i * ic * ip, ip, dx_t + i * ip * ic, ic, ip, ic);
+        }
+    });
+    ConvBwdDataOperands copies = o;
+    copies.dy = dy_t;
+    copies.dx = dx_t;
+    gemm_typed<T, C>(ctx, p, bp, copies, cur.at);
+    parallel_ranges(ctx, g.n, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+            transpose_elements(sizeof(T), dx_t + i * ip * ic, ic, dx + i * ic * ip, ip, ic, ip);
+    });
+}
+
 void gemm(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,
           const ConvBwdDataOperands &o, void *ws) {
     visit_types(p.geo.dt, [&](auto t, auto c) {
         using T = typename decltype(t)::type;
         using C = typename decltype(c)::type;
         if (bp.im2col_cols > 0) col2im_typed<T, C>(ctx, p, bp, o, ws);
+        else if (bp.copy_dy_elems > 0) channels_last_copies_typed<T, C>(ctx, p, bp, o, ws);
         else gemm_typed<T, C>(ctx, p, bp, o, ws);
     });
 }
