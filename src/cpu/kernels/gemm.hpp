@@ -252,6 +252,21 @@ template <class T, int MR, int NR, int NV, TileA Mode>
 // (VecTile::tile_nv), and so does the few-rows path over a packed B
 // (SmallRows::narrow_sliver), so that an element's bits never depend on how
 // A was read. The store is gemm_tile's, row by row.
+// acc + a * b (b broadcast) in one rounding, as the few-rows path's
+// X::fmadd: GCC contracts `acc += a * b` only from -O2 (the sanitizer build
+// is -O1), and not under tunings that avoid FMA chains.
+template <class A, class T>
+inline A fmadd_bcast(A a, T b, A acc) {
+    if constexpr (sizeof(A) == 16 && sizeof(T) == 4) return _mm_fmadd_ps(a, _mm_set1_ps(b), acc);
+    else if constexpr (sizeof(A) == 16) return _mm_fmadd_pd(a, _mm_set1_pd(b), acc);
+    else if constexpr (sizeof(A) == 32 && sizeof(T) == 4) return _mm256_fmadd_ps(a, _mm256_set1_ps(b), acc);
+    else if constexpr (sizeof(A) == 32) return _mm256_fmadd_pd(a, _mm256_set1_pd(b), acc);
+#if ANYDNN_ISA_avx512
+    else if constexpr (sizeof(T) == 4) return _mm512_fmadd_ps(a, _mm512_set1_ps(b), acc);
+    else return _mm512_fmadd_pd(a, _mm512_set1_pd(b), acc);
+#endif
+}
+
 template <class T, int MR, int NR, int NC>
 [[gnu::noinline]] void gemm_column_tile(int64_t kc, const T *a, int64_t a_step, const T *bp, T *c, int64_t ldc,
                                         int mr, int nr, const TileOut<T> &o) {
@@ -268,13 +283,13 @@ template <class T, int MR, int NR, int NC>
             _mm_prefetch(reinterpret_cast<const char *>(bp + (p + u + 16) * NR), _MM_HINT_T0);
             const A av = load_vec<A>(a + (p + u) * a_step);
 #pragma GCC unroll 4
-            for (int j = 0; j < NC; ++j) acc[u][j] += av * bp[(p + u) * NR + j];
+            for (int j = 0; j < NC; ++j) acc[u][j] = fmadd_bcast(av, bp[(p + u) * NR + j], acc[u][j]);
         }
     }
     for (; p < kc; ++p) {
         const A av = load_vec<A>(a + p * a_step);
 #pragma GCC unroll 4
-        for (int j = 0; j < NC; ++j) acc[0][j] += av * bp[p * NR + j];
+        for (int j = 0; j < NC; ++j) acc[0][j] = fmadd_bcast(av, bp[p * NR + j], acc[0][j]);
     }
     A sum[NC];
     for (int j = 0; j < NC; ++j) sum[j] = (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]);
