@@ -237,7 +237,8 @@ struct GemmPlan {
 // pixels, with several taps, runs channels last on copies: each phase's GEMM
 // had a row of the planes' pixels as its columns (a 7x7 output: 48 + 7),
 // channels last they are its rows (7 tiles of 8). ResNet-50's res5a_branch2b
-// at mb16: 22.7 -> 15.6 ms, the copies (1.6 + 6.4 MB) 0.6 of it.
+// at mb16: 22.7 -> 18.2 ms (16.0 channels last natively: the rest is the
+// copies and the KCRS filter's reorder).
 constexpr int64_t kCopiesMaxPixels = 64;
 
 // The channels-last geometry of p's packed channels-first tensors, or
@@ -258,21 +259,19 @@ std::optional<ops::ConvGeometry> channels_last_copies(const ops::ConvBackwardPro
 Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
     out->run = gemm_problem(p);
     if (plan_im2col(h, out->run, dir, &out->bp)) return kSuccess;
-    if (dir == Direction::data) {
-        const std::optional<ops::ConvGeometry> q = channels_last_copies(out->run);
-        if (q) {
-            out->run.geo = *q;
-            ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
-            ConvBackwardPlan &bp = out->bp;
-            bp.copy_dy_elems = q->n * q->groups * q->ocg * q->out_pixels();
-            bp.copy_dx_elems = q->n * q->groups * q->icg * q->in_pixels();
-            const std::size_t esize = dtype_size(q->compute);
-            bp.workspace_bytes += 64 + round64(static_cast<std::size_t>(bp.copy_dy_elems) * esize) +
-                                  round64(static_cast<std::size_t>(bp.copy_dx_elems) * esize);
-            return kSuccess;
-        }
-    }
+    const std::optional<ops::ConvGeometry> copies =
+        dir == Direction::data ? channels_last_copies(out->run) : std::nullopt;
+    if (copies) out->run.geo = *copies;
     ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
+    if (copies) {
+        ConvBackwardPlan &bp = out->bp;
+        const ops::ConvGeometry &q = *copies;
+        bp.copy_dy_elems = q.n * q.groups * q.ocg * q.out_pixels();
+        bp.copy_dx_elems = q.n * q.groups * q.icg * q.in_pixels();
+        const std::size_t esize = dtype_size(q.compute);
+        bp.workspace_bytes += 64 + round64(static_cast<std::size_t>(bp.copy_dy_elems) * esize) +
+                              round64(static_cast<std::size_t>(bp.copy_dx_elems) * esize);
+    }
     if (dir == Direction::data || out->bp.merge_w_taps) return kSuccess;
     out->unfold = conv_w_unfold(out->run.geo);
     if (!out->unfold) return kSuccess;

@@ -76,8 +76,7 @@ void read_out_planes(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, cons
     // gather into chunks of about kStreamingChunk values (dx's rows follow
     // each other) that go out with streaming stores, no line read first.
     const int64_t s = g.stride[2];
-    const bool dense_rows = xs[4] == 1 && xs[3] == g.in[2] && (g.in[0] == 1 || xs[2] == g.in[1] * g.in[2]) &&
-                            xs[1] == rows * g.in[2];
+    const bool dense_rows = conv_packed_spatial(g.in, xs, 1) && xs[1] == rows * g.in[2];
     const bool stream = std::is_same_v<T, C> && !pl.channels_last && s > 1 && e.beta == C(0) && dense_rows &&
                         use_streaming_stores(g.n * ic * rows * g.in[2] * int64_t(sizeof(T)), e.y, planes);
     KernelArray<C> row(!pl.channels_last && s > 1 ? g.in[2] + (stream ? kStreamingChunk : 0) : 0);

@@ -241,17 +241,6 @@ template <class T, int MR, int NR, int NV, TileA Mode>
     }
 }
 
-// The MR x NC tile for the last, narrow sliver of C (NC <= kColumnTileMax
-// columns): each step's MR values of A are one vector (at a + p * a_step),
-// each column's B value a broadcast, so a step costs NC FMAs where
-// gemm_tile's 1-vector form spends MR on masked lanes (an image of 49
-// pixels, channels first, is 48 + 1 columns: the 1 cost a third of the 48).
-// Steps go round kColumnTileSums sets of accumulators (the last kc %
-// kColumnTileSums into set 0), summed (0 + 1) + (2 + 3): so few chains would
-// otherwise wait on the FMA latency. Every A mode reaches this order
-// (VecTile::tile_nv), and so does the few-rows path over a packed B
-// (SmallRows::narrow_sliver), so that an element's bits never depend on how
-// A was read. The store is gemm_tile's, row by row.
 // acc + a * b (b broadcast) in one rounding, as the few-rows path's
 // X::fmadd: GCC contracts `acc += a * b` only from -O2 (the sanitizer build
 // is -O1), and not under tunings that avoid FMA chains.
@@ -267,6 +256,17 @@ inline A fmadd_bcast(A a, T b, A acc) {
 #endif
 }
 
+// The MR x NC tile for the last, narrow sliver of C (NC <= kColumnTileMax
+// columns): each step's MR values of A are one vector (at a + p * a_step),
+// each column's B value a broadcast, so a step costs NC FMAs where
+// gemm_tile's 1-vector form spends MR on masked lanes (an image of 49
+// pixels, channels first, is 48 + 1 columns: the 1 cost a third of the 48).
+// Steps go round kColumnTileSums sets of accumulators (the last kc %
+// kColumnTileSums into set 0), summed (0 + 1) + (2 + 3): so few chains would
+// otherwise wait on the FMA latency. Every A mode reaches this order
+// (VecTile::tile_nv), and so does the few-rows path over a packed B
+// (SmallRows::narrow_sliver), so that an element's bits never depend on how
+// A was read. The store is gemm_tile's, row by row.
 template <class T, int MR, int NR, int NC>
 [[gnu::noinline]] void gemm_column_tile(int64_t kc, const T *a, int64_t a_step, const T *bp, T *c, int64_t ldc,
                                         int mr, int nr, const TileOut<T> &o) {
