@@ -43,16 +43,18 @@ void forward_math(const C *x, C *y, int64_t n, C alpha, Params<C> p, bool stream
         };
         int64_t i = 0;
         if (stream) {
-            i = imin_(n, int64_t((kVectorBytes - reinterpret_cast<uintptr_t>(y) % kVectorBytes) % kVectorBytes) /
-                             int64_t(sizeof(C)));
-            if (i) part(0, i);
-            for (; i + W <= n; i += W) {
-                if ((i * int64_t(sizeof(C))) % 64 == 0) prefetch_stream(x + i);
-                stream_vector(y + i, f(load_vec<V>(x + i)));
+            // Ordinary stores up to y's first whole line, then whole lines streamed.
+            constexpr int64_t L = kStreamLineBytes / int64_t(sizeof(C));
+            const int64_t head = imin_(
+                n, int64_t((kStreamLineBytes - reinterpret_cast<uintptr_t>(y) % kStreamLineBytes) % kStreamLineBytes) /
+                       int64_t(sizeof(C)));
+            for (; i < head; i += W) part(i, imin_(W, head - i));
+            for (i = head; i + L <= n; i += L) {
+                prefetch_stream(x + i);
+                for (int64_t j = i; j < i + L; j += W) stream_vector(y + j, f(load_vec<V>(x + j)));
             }
-        } else {
-            for (; i + W <= n; i += W) store_vec(y + i, f(load_vec<V>(x + i)));
         }
+        for (; i + W <= n; i += W) store_vec(y + i, f(load_vec<V>(x + i)));
         if (i < n) part(i, n - i);
     } else {
         for (int64_t i = 0; i < n; ++i) y[i] = alpha * act_forward<M>(x[i], p);

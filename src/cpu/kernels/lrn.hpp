@@ -325,7 +325,7 @@ ANYDNN_ALWAYS_INLINE vec_t<float> output_075(vec_t<float> r, vec_t<float> x, con
 // and a window of N channels: each vector's square enters the ring and its
 // window sum, power and product stay in registers, where forward_row makes
 // three passes through L1 (staged_out a fourth when streaming). The sums
-// run in ring_sum's order. stream: y gets streaming stores (aligned).
+// run in ring_sum's order. stream: y gets streaming stores (line-aligned).
 template <int N>
 [[gnu::noinline]] void forward_row_fused(float (*sq)[kPixelLanes], int64_t c, const float *xn, const float *x,
                                          float *y, const LrnConsts<float> &p, bool stream) {
@@ -382,7 +382,7 @@ template <class C>
 // sums of q, where the two calls make six passes through L1 (GoogLeNet's
 // conv2 norm backward, NCHW: 59% of the bandwidth). dx is channel m -
 // before's (xc, dyc); the sums run in ring_sum's order. stream: dx gets
-// streaming stores (aligned).
+// streaming stores (line-aligned).
 template <int N>
 [[gnu::noinline]] void backward_row_fused(float (*sq)[kPixelLanes], float (*q)[kPixelLanes],
                                           float (*pw)[kPixelLanes], int64_t m, int before, const float *xn,
@@ -469,8 +469,8 @@ void forward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, i
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
         if constexpr (std::is_same_v<T, float>) {
             if (fused && nb == kPixelLanes) {
-                // Streaming stores take aligned vectors: a misaligned row goes through res.
-                const bool nt = stream && reinterpret_cast<uintptr_t>(yp) % kVectorBytes == 0;
+                // Streaming stores take whole lines: a row off a line's start goes through res.
+                const bool nt = stream && line_aligned(yp);
                 float *to = stream && !nt ? res : yp;
                 (n == 3 ? forward_row_fused<3> : forward_row_fused<5>)(sq, c, xn, xc, to, p, nt);
                 if (to == res) staged_out(yp, 1, res, nb, p.beta, false, true);
@@ -529,7 +529,7 @@ void backward_item(const LrnArgs &a, const LrnConsts<C> &p, const int64_t *off, 
             if (fused && nb == kPixelLanes && m >= before && m < g.c) {
                 const int64_t c = m - before;
                 float *dxp = dx + c * sdxc;
-                const bool nt = stream && reinterpret_cast<uintptr_t>(dxp) % kVectorBytes == 0;
+                const bool nt = stream && line_aligned(dxp);
                 float *to = stream && !nt ? res : dxp;
                 (n == 3 ? backward_row_fused<3> : backward_row_fused<5>)(sq, q, pw, m, before, row(m + after),
                                                                          y + m * syc, dy + m * sdyc, x + c * sxc,
