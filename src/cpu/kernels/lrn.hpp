@@ -92,46 +92,65 @@ ANYDNN_ALWAYS_INLINE V rsqrt_step(V s, V r) {
 // vrsqrt14ps, 1.5 * 2^-12 for AVX's vrsqrtps) and one Newton step instead of
 // the bit estimate and three: the power was the larger part of the forward
 // pass's arithmetic. Error about 3e-7 (the tests allow 2e-5).
+#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
 #if ANYDNN_ISA_avx512
+using RawF = __m512;
 // The zero-masked form of vrsqrt14ps: the plain one's undefined source
 // operand draws GCC 12's -Wmaybe-uninitialized.
-ANYDNN_ALWAYS_INLINE __m512 rsqrt14(__m512 s) {
+ANYDNN_ALWAYS_INLINE RawF rsqrt_estimate(RawF s) {
     return _mm512_maskz_rsqrt14_ps(0xffff, s);
 }
-// s^-0.75, and 1 / s (the square of its first root estimate) in inv.
-ANYDNN_ALWAYS_INLINE __m512 pow_075_inverse(__m512 s, __m512 &inv) {
-    const __m512 r = rsqrt_step(s, rsqrt14(s));
+// v, with 0 in the lanes where s is +inf.
+ANYDNN_ALWAYS_INLINE RawF zero_where_inf(RawF s, RawF v) {
     const __mmask16 inf = _mm512_cmp_ps_mask(s, _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
-    inv = _mm512_mask_blend_ps(inf, r * r, _mm512_setzero_ps());
-    return _mm512_mask_blend_ps(inf, r * r * rsqrt_step(r, rsqrt14(r)), _mm512_setzero_ps());
+    return _mm512_mask_blend_ps(inf, v, _mm512_setzero_ps());
 }
-#elif ANYDNN_ISA_avx2
-ANYDNN_ALWAYS_INLINE __m256 pow_075_inverse(__m256 s, __m256 &inv) {
-    const __m256 r = rsqrt_step(s, _mm256_rsqrt_ps(s));
+#else
+using RawF = __m256;
+ANYDNN_ALWAYS_INLINE RawF rsqrt_estimate(RawF s) { return _mm256_rsqrt_ps(s); }
+ANYDNN_ALWAYS_INLINE RawF zero_where_inf(RawF s, RawF v) {
     const __m256 inf = _mm256_cmp_ps(s, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ);
-    inv = _mm256_blendv_ps(r * r, _mm256_setzero_ps(), inf);
-    return _mm256_blendv_ps(r * r * rsqrt_step(r, _mm256_rsqrt_ps(r)), _mm256_setzero_ps(), inf);
+    return _mm256_blendv_ps(v, _mm256_setzero_ps(), inf);
 }
 #endif
-#if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
-// s^-0.75 alone (the unused inverse costs nothing once inlined).
-template <class R>
-ANYDNN_ALWAYS_INLINE R pow_075(R s) {
-    R inv;
-    return pow_075_inverse(s, inv);
+
+// s^-0.75 into pw and 1 / s (the square of the first root) into inv, for U
+// vectors side by side, each step for all U before the next: one vector's
+// chain (two estimates, two Newton steps, the products: ~35 cycles of
+// latency, ~60 with the window sum before it) is longer than the FP
+// scheduler's window covers on its own (a Zen 3 ran the forward pass at
+// 18-22 cycles a vector, latency bound). The same operations per lane for
+// any U, so results do not depend on it.
+template <int U>
+ANYDNN_ALWAYS_INLINE void pow_075_inverse(const RawF *s, RawF *pw, RawF *inv) {
+    RawF r[U], q[U];
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) r[u] = rsqrt_estimate(s[u]);
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) r[u] = rsqrt_step(s[u], r[u]);
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) q[u] = rsqrt_estimate(r[u]);
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) q[u] = rsqrt_step(r[u], q[u]);
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+        inv[u] = zero_where_inf(s[u], r[u] * r[u]);
+        pw[u] = zero_where_inf(s[u], r[u] * r[u] * q[u]);
+    }
 }
 
-// pow_075_inverse on the level's vec_t<float> (GCC's vector operators).
-ANYDNN_ALWAYS_INLINE vec_t<float> pow_075_vec(vec_t<float> s, vec_t<float> &inv) {
-#if ANYDNN_ISA_avx512
-    using R = __m512;
-#else
-    using R = __m256;
-#endif
-    R i;
-    const R p = pow_075_inverse(reinterpret_cast<R>(s), i);
-    inv = reinterpret_cast<vec_t<float>>(i);
-    return reinterpret_cast<vec_t<float>>(p);
+// s^-0.75 alone (the unused inverse costs nothing once inlined).
+ANYDNN_ALWAYS_INLINE RawF pow_075(RawF s) {
+    RawF pw, inv;
+    pow_075_inverse<1>(&s, &pw, &inv);
+    return pw;
+}
+
+// pow_075_inverse on U of the level's vec_t<float> (GCC's vector operators;
+// RawF may alias them).
+template <int U>
+ANYDNN_ALWAYS_INLINE void pow_075_vec(const vec_t<float> *s, vec_t<float> *pw, vec_t<float> *inv) {
+    pow_075_inverse<U>(reinterpret_cast<const RawF *>(s), reinterpret_cast<RawF *>(pw), reinterpret_cast<RawF *>(inv));
 }
 #endif
 
@@ -314,11 +333,21 @@ template <class C>
 }
 
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
-// alpha x s^-0.75 with s = k + alpha_n r, for the window sums r: the fused
-// forward passes' last steps on a vector of the level.
-ANYDNN_ALWAYS_INLINE vec_t<float> output_075(vec_t<float> r, vec_t<float> x, const LrnConsts<float> &p) {
-    vec_t<float> inv;
-    return p.alpha * x * pow_075_vec(p.k + p.alpha_n * r, inv);
+// Vectors of a fused pass whose chains (window sum, power, product) run
+// side by side (pow_075_inverse).
+constexpr int kChains = 4;
+
+// out = alpha x s^-0.75 with s = k + alpha_n r, for the window sums r of U
+// vectors: the fused forward passes' last steps.
+template <int U>
+ANYDNN_ALWAYS_INLINE void outputs_075(const vec_t<float> *r, const vec_t<float> *x, vec_t<float> *out,
+                                      const LrnConsts<float> &p) {
+    vec_t<float> s[U], inv[U];
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) s[u] = p.k + p.alpha_n * r[u];
+    pow_075_vec<U>(s, out, inv);
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) out[u] = p.alpha * x[u] * out[u];
 }
 
 // forward_row in one pass over a whole block of lanes, for f32, beta 0.75
@@ -334,17 +363,30 @@ template <int N>
     const float *rows[N - 1];
     for (int j = 0; j < N - 1; ++j) rows[j] = sq[(c + j) % N];
     float *entering = sq[(c + N - 1) % N];
-    for (int64_t l = 0; l < kPixelLanes; l += W) {
-        const V v = xn ? load_vec<V>(xn + l) : V{};
-        const V e = v * v;
-        store_vec(entering + l, e);
-        V r = load_vec<V>(rows[0] + l);
+    static_assert(kPixelLanes % (kChains * W) == 0);
+    for (int64_t l = 0; l < kPixelLanes; l += kChains * W) {
+        V e[kChains], r[kChains], xv[kChains], out[kChains];
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) {
+            const int64_t i = l + u * W;
+            const V v = xn ? load_vec<V>(xn + i) : V{};
+            e[u] = v * v;
+            store_vec(entering + i, e[u]);
+            r[u] = load_vec<V>(rows[0] + i);
+            xv[u] = load_vec<V>(x + i);
+        }
 #pragma GCC unroll 16
-        for (int j = 1; j < N - 1; ++j) r += load_vec<V>(rows[j] + l);
-        r += e;
-        const V out = output_075(r, load_vec<V>(x + l), p);
-        if (stream) stream_vector(y + l, out);
-        else store_vec(y + l, out);
+        for (int j = 1; j < N - 1; ++j)
+#pragma GCC unroll 8
+            for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(rows[j] + l + u * W);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) r[u] += e[u];
+        outputs_075<kChains>(r, xv, out, p);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) {
+            if (stream) stream_vector(y + l + u * W, out[u]);
+            else store_vec(y + l + u * W, out[u]);
+        }
     }
 }
 #endif
@@ -407,8 +449,10 @@ template <int N>
 #pragma GCC unroll 16
         for (int j = 1; j < N - 1; ++j) r += load_vec<V>(squares[j] + l);
         r += e;
-        V inv;
-        store_vec(pm + l, pow_075_vec(k + alpha_n * r, inv));
+        V pv, inv;
+        const V sv = k + alpha_n * r;
+        pow_075_vec<1>(&sv, &pv, &inv);
+        store_vec(pm + l, pv);
         const V qv = load_vec<V>(dy + l) * load_vec<V>(y + l) * inv;
         store_vec(qm + l, qv);
         V rq = load_vec<V>(qs[0] + l);
@@ -724,21 +768,53 @@ ANYDNN_ALWAYS_INLINE void store_channels(float *y, int64_t c, int64_t C, vec_t<f
     else store_vec(y + c, out);
 }
 
+// window_squares for U vectors side by side, channels [c, c + U W), each
+// step for all U before the next (pow_075_inverse says why), for a window of
+// N = 2 before + 1 (lrn_problem's before = (n - 1) / 2): r the window sums,
+// own each vector's own channels. Edges: the group may reach past the run's
+// ends, and its vectors that do load through load_lanes (zeros outside [0,
+// C)); a group inside the run takes plain loads only.
+template <int N, int U, bool Edges>
+ANYDNN_ALWAYS_INLINE void window_squares_group(const float *x, int64_t c, int64_t C, vec_t<float> *r,
+                                               vec_t<float> *own) {
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float)), B = (N - 1) / 2;
+    [[maybe_unused]] bool edge[U];
+    if constexpr (Edges) {
+#pragma GCC unroll 8
+        for (int u = 0; u < U; ++u) edge[u] = c + u * W < B || c + u * W - B + N - 1 + W > C;
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < N; ++j) {
+#pragma GCC unroll 8
+        for (int u = 0; u < U; ++u) {
+            const int64_t o = c + u * W - B + j;  // the loaded vector's first channel
+            const V v = Edges && edge[u] ? load_lanes(x + o, -o, C - o) : load_vec<V>(x + o);
+            if (j == B) own[u] = v;
+            r[u] = j == 0 ? v * v : r[u] + v * v;
+        }
+    }
+}
+
 // The forward pass of one pixel's C contiguous channels in registers, f32
-// with beta 0.75, y not x, a window of N channels (window_squares).
-// forward_block squared the block into a buffer and summed it at shifted
-// offsets, loads that waited on the stores just made (a store-forwarding
-// stall on every one): two thirds of NHWC's time. stream: y's aligned whole
-// vectors get streaming stores.
+// with beta 0.75, y not x, a window of N channels, kChains vectors side by
+// side (window_squares_group). forward_block squared the block into a
+// buffer and summed it at shifted offsets, loads that waited on the stores
+// just made (a store-forwarding stall on every one): two thirds of NHWC's
+// time. stream: y's aligned whole vectors get streaming stores.
 template <int N>
 [[gnu::noinline]] void forward_pixel_fused(const float *x, float *y, int64_t C, const LrnConsts<float> &p,
                                            bool stream) {
-    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
-    const int64_t before = p.before;  // a local: the stores below could alias p for GCC
-    for (int64_t c = 0; c < C; c += W) {
-        vec_t<float> v[N];
-        const vec_t<float> r = window_squares<N>(x, c, C, before, v);
-        store_channels(y, c, C, output_075(r, v[before], p), stream);
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float)), G = kChains * W, B = (N - 1) / 2;
+    for (int64_t c = 0; c < C; c += G) {
+        V r[kChains], own[kChains], out[kChains];
+        if (c >= B && c - B + N - 1 + G <= C) window_squares_group<N, kChains, false>(x, c, C, r, own);
+        else window_squares_group<N, kChains, true>(x, c, C, r, own);
+        outputs_075<kChains>(r, own, out, p);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u)
+            if (c + u * W < C) store_channels(y, c + u * W, C, out[u], stream);
     }
 }
 
@@ -759,9 +835,10 @@ template <int N>
     const int64_t before = p.before, after = p.after;  // locals: the stores below could alias p for GCC
     float *qc = q + kQPad;                            // channel 0
     for (int64_t c = 0; c < C; c += W) {
-        V v[N], inv;
-        const V r = window_squares<N>(x, c, C, before, v);
-        store_vec(pw + c, pow_075_vec(p.k + p.alpha_n * r, inv));
+        V v[N], pv, inv;
+        const V sv = p.k + p.alpha_n * window_squares<N>(x, c, C, before, v);
+        pow_075_vec<1>(&sv, &pv, &inv);
+        store_vec(pw + c, pv);
         store_vec(qc + c, load_lanes(dy + c, 0, C - c) * load_lanes(y + c, 0, C - c) * inv);
     }
     for (int64_t c = 0; c < C; c += W) {
