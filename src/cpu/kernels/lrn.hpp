@@ -441,28 +441,46 @@ template <int N>
     }
     float *entering = sq[(m + N - 1) % N], *qm = q[m % N], *pm = pw[m % N];
     const float *pc = pw[(m - before) % N];
-    for (int64_t l = 0; l < kPixelLanes; l += W) {
-        const V v = xn ? load_vec<V>(xn + l) : V{};
-        const V e = v * v;
-        store_vec(entering + l, e);
-        V r = load_vec<V>(squares[0] + l);
+    static_assert(kPixelLanes % (kChains * W) == 0);
+    for (int64_t l = 0; l < kPixelLanes; l += kChains * W) {
+        V e[kChains], r[kChains], pv[kChains], inv[kChains];
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) {
+            const int64_t i = l + u * W;
+            const V v = xn ? load_vec<V>(xn + i) : V{};
+            e[u] = v * v;
+            store_vec(entering + i, e[u]);
+            r[u] = load_vec<V>(squares[0] + i);
+        }
 #pragma GCC unroll 16
-        for (int j = 1; j < N - 1; ++j) r += load_vec<V>(squares[j] + l);
-        r += e;
-        V pv, inv;
-        const V sv = k + alpha_n * r;
-        pow_075_vec<1>(&sv, &pv, &inv);
-        store_vec(pm + l, pv);
-        const V qv = load_vec<V>(dy + l) * load_vec<V>(y + l) * inv;
-        store_vec(qm + l, qv);
-        V rq = load_vec<V>(qs[0] + l);
+        for (int j = 1; j < N - 1; ++j)
+#pragma GCC unroll 8
+            for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(squares[j] + l + u * W);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) r[u] = k + alpha_n * (r[u] + e[u]);
+        pow_075_vec<kChains>(r, pv, inv);
+        // e: q_m; r: the window sums of q.
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) {
+            const int64_t i = l + u * W;
+            store_vec(pm + i, pv[u]);
+            e[u] = load_vec<V>(dy + i) * load_vec<V>(y + i) * inv[u];
+            store_vec(qm + i, e[u]);
+            r[u] = load_vec<V>(qs[0] + i);
+        }
 #pragma GCC unroll 16
-        for (int j = 1; j < N - 1; ++j) rq += load_vec<V>(qs[j] + l);
-        rq += qv;
-        const V out =
-            alpha * (load_vec<V>(dyc + l) * load_vec<V>(pc + l) - two_beta_alpha_n * load_vec<V>(xc + l) * rq);
-        if (stream) stream_vector(dx + l, out);
-        else store_vec(dx + l, out);
+        for (int j = 1; j < N - 1; ++j)
+#pragma GCC unroll 8
+            for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(qs[j] + l + u * W);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) {
+            const int64_t i = l + u * W;
+            r[u] += e[u];
+            const V out = alpha * (load_vec<V>(dyc + i) * load_vec<V>(pc + i) -
+                                   two_beta_alpha_n * load_vec<V>(xc + i) * r[u]);
+            if (stream) stream_vector(dx + i, out);
+            else store_vec(dx + i, out);
+        }
     }
 }
 #endif
@@ -725,6 +743,11 @@ ANYDNN_ALWAYS_INLINE vec_t<float> load_lanes(const float *p, int64_t lo, int64_t
 #endif
 }
 
+// The first n lanes at p (zeros past them, not read when n < a vector).
+ANYDNN_ALWAYS_INLINE vec_t<float> load_head(const float *p, int64_t n) {
+    return n >= kVectorBytes / int64_t(sizeof(float)) ? load_vec<vec_t<float>>(p) : load_lanes(p, 0, n);
+}
+
 // Stores the first n (< a whole vector) lanes of v at p.
 ANYDNN_ALWAYS_INLINE void store_lanes(float *p, vec_t<float> v, int64_t n) {
 #if ANYDNN_ISA_avx512
@@ -735,31 +758,6 @@ ANYDNN_ALWAYS_INLINE void store_lanes(float *p, vec_t<float> v, int64_t n) {
 #endif
 }
 
-// The window sum of squares for the channels [c, c + W) of a pixel's C
-// contiguous channels x, in ascending channel order as the other paths
-// sum: the squares of N shifted loads, masked at the run's ends (zeros
-// outside [0, C)). v: the loaded vectors, v[before] the channels' own.
-template <int N>
-ANYDNN_ALWAYS_INLINE vec_t<float> window_squares(const float *x, int64_t c, int64_t C, int64_t before,
-                                                 vec_t<float> *v) {
-    using V = vec_t<float>;
-    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
-    if (c >= before && c - before + N - 1 + W <= C) {  // every lane inside the run
-#pragma GCC unroll 16
-        for (int j = 0; j < N; ++j) v[j] = load_vec<V>(x + c - before + j);
-    } else {
-#pragma GCC unroll 16
-        for (int j = 0; j < N; ++j) {
-            const int64_t o = c - before + j;  // the loaded vector's first channel
-            v[j] = load_lanes(x + o, -o, C - o);
-        }
-    }
-    V r = v[0] * v[0];
-#pragma GCC unroll 16
-    for (int j = 1; j < N; ++j) r += v[j] * v[j];
-    return r;
-}
-
 // The results for channels [c, c + W) of a run of C to y + c: the run's
 // tail masked; whole aligned vectors streamed when stream.
 ANYDNN_ALWAYS_INLINE void store_channels(float *y, int64_t c, int64_t C, vec_t<float> out, bool stream) {
@@ -768,10 +766,12 @@ ANYDNN_ALWAYS_INLINE void store_channels(float *y, int64_t c, int64_t C, vec_t<f
     else store_vec(y + c, out);
 }
 
-// window_squares for U vectors side by side, channels [c, c + U W), each
-// step for all U before the next (pow_075_inverse says why), for a window of
-// N = 2 before + 1 (lrn_problem's before = (n - 1) / 2): r the window sums,
-// own each vector's own channels. Edges: the group may reach past the run's
+// The window sums of squares for U vectors of a pixel's C contiguous
+// channels x side by side, channels [c, c + U W), in ascending channel order
+// as the other paths sum, each step for all U before the next
+// (pow_075_inverse says why): the squares of N shifted loads for a window of
+// N = 2 before + 1 (lrn_problem's before = (n - 1) / 2); r the sums, own each
+// vector's own channels. Edges: the group may reach past the run's
 // ends, and its vectors that do load through load_lanes (zeros outside [0,
 // C)); a group inside the run takes plain loads only.
 template <int N, int U, bool Edges>
@@ -820,7 +820,7 @@ template <int N>
 
 // The backward pass of one pixel's C contiguous channels, f32 with beta 0.75
 // and a window of N: a first pass over the run computes each channel's
-// window sum s (window_squares), s^-beta into pw and q = dy y / s into q
+// window sum s (window_squares_group), s^-beta into pw and q = dy y / s into q
 // (zeros past C: dy's masked lanes are 0); a second one adds each channel's
 // q window (the channels whose windows hold it, ascending) for dx = alpha
 // (dy s^-beta - 2 beta alpha_n x sum q). The second pass's shifted loads of
@@ -831,22 +831,30 @@ template <int N>
 [[gnu::noinline]] void backward_pixel_fused(const float *x, const float *y, const float *dy, float *dx, int64_t C,
                                             float *q, float *pw, const LrnConsts<float> &p, bool stream) {
     using V = vec_t<float>;
-    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
-    const int64_t before = p.before, after = p.after;  // locals: the stores below could alias p for GCC
-    float *qc = q + kQPad;                            // channel 0
-    for (int64_t c = 0; c < C; c += W) {
-        V v[N], pv, inv;
-        const V sv = p.k + p.alpha_n * window_squares<N>(x, c, C, before, v);
-        pow_075_vec<1>(&sv, &pv, &inv);
-        store_vec(pw + c, pv);
-        store_vec(qc + c, load_lanes(dy + c, 0, C - c) * load_lanes(y + c, 0, C - c) * inv);
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float)), G = kChains * W, B = (N - 1) / 2;
+    const int64_t after = p.after;  // a local: the stores below could alias p for GCC
+    float *qc = q + kQPad;          // channel 0
+    for (int64_t c = 0; c < C; c += G) {
+        V r[kChains], own[kChains], pv[kChains], inv[kChains];
+        if (c >= B && c - B + N - 1 + G <= C) window_squares_group<N, kChains, false>(x, c, C, r, own);
+        else window_squares_group<N, kChains, true>(x, c, C, r, own);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) r[u] = p.k + p.alpha_n * r[u];
+        pow_075_vec<kChains>(r, pv, inv);
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) {
+            const int64_t cu = c + u * W;
+            if (cu >= C) break;
+            store_vec(pw + cu, pv[u]);
+            store_vec(qc + cu, load_head(dy + cu, C - cu) * load_head(y + cu, C - cu) * inv[u]);
+        }
     }
     for (int64_t c = 0; c < C; c += W) {
         V r = load_vec<V>(qc + c - after);
 #pragma GCC unroll 16
         for (int j = 1; j < N; ++j) r += load_vec<V>(qc + c - after + j);
-        const V out = p.alpha * (load_lanes(dy + c, 0, C - c) * load_vec<V>(pw + c) -
-                                 p.two_beta_alpha_n * load_lanes(x + c, 0, C - c) * r);
+        const V out = p.alpha * (load_head(dy + c, C - c) * load_vec<V>(pw + c) -
+                                 p.two_beta_alpha_n * load_head(x + c, C - c) * r);
         store_channels(dx, c, C, out, stream);
     }
 }
