@@ -352,13 +352,14 @@ ANYDNN_ALWAYS_INLINE void depthwise_pixel(const ops::ConvGeometry &g, const T *x
 
 // PW neighbouring output pixels [ow, ow + PW) of one row, channels [c0, c0
 // + NB), the sums in registers (GCC vector types, PW x NB / W of them), each
-// tap's weights loaded once for the PW pixels. Written to out[p * NB + j].
-// Checked: each pixel skips its taps outside x along the width (the row's
-// ends); otherwise every tap is inside (the interior). C float or double, x
-// of C.
+// tap's weights loaded once for the PW pixels. Written as alpha times the
+// sums to out[p * out_step + j]. Checked: each pixel skips its taps outside
+// x along the width (the row's ends); otherwise every tap is inside (the
+// interior). C float or double, x of C.
 template <int NB, int PW, bool Checked, class C>
 [[gnu::noinline]] void depthwise_strip(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total,
-                                       int64_t c0, int64_t od, int64_t oh, int64_t ow, C *out) {
+                                       int64_t c0, int64_t od, int64_t oh, int64_t ow, C *out, int64_t out_step,
+                                       C alpha) {
     using V = vec_t<C>;
     constexpr int W = kVectorBytes / sizeof(C), NV = NB / W;
     static_assert(NB % W == 0);
@@ -396,26 +397,40 @@ template <int NB, int PW, bool Checked, class C>
             }
         }
     });
-    std::memcpy(out, acc, sizeof acc);
+#pragma GCC unroll 16
+    for (int p = 0; p < PW; ++p)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) store_vec(out + p * out_step + v * W, acc[p][v] * alpha);
 }
 
 // PW pixels from ow, all channels (a multiple of 16) in blocks of 64 (4
 // pixels at a time; PW 8 or at most 4) and 16 (Checked: see
-// depthwise_strip); emit(first pixel, pixels, c0, nb) writes out.
+// depthwise_strip). y: where the epilogue is plain (Epilogue::plain), pixel
+// ow's channel 0 in y, pixels y_step apart, and the strips store alpha *
+// sums there; else null, and they go to out, which emit(first pixel,
+// pixels, c0, nb) then writes (a call per pixel and block: a third of a
+// 112x112 layer's time when every output took it; the 4 x 64 strips' 32
+// accumulators spill on AVX2, and 16-channel blocks of 4 pixels instead
+// were slower).
 template <int PW, bool Checked, class C, class Emit>
 inline void depthwise_strips(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total, int64_t od,
-                             int64_t oh, int64_t ow, C *out, Emit &&emit) {
+                             int64_t oh, int64_t ow, C *y, int64_t y_step, C alpha, C *out, Emit &&emit) {
     constexpr int P64 = PW < 4 ? PW : 4;
+    const auto strip = [&](auto nb, auto pixels, int64_t c0, int h) {
+        constexpr int NB = decltype(nb)::value, P = decltype(pixels)::value;
+        if (y != nullptr) {
+            depthwise_strip<NB, P, Checked>(g, ximg, wr, oc_total, c0, od, oh, ow + h, y + h * y_step + c0, y_step,
+                                            alpha);
+        } else {
+            depthwise_strip<NB, P, Checked>(g, ximg, wr, oc_total, c0, od, oh, ow + h, out, NB, C(1));
+            emit(h, P, c0, NB);
+        }
+    };
     int64_t c0 = 0;
     for (; c0 + 64 <= oc_total; c0 += 64)
-        for (int h = 0; h < PW; h += P64) {
-            depthwise_strip<64, P64, Checked>(g, ximg, wr, oc_total, c0, od, oh, ow + h, out);
-            emit(h, P64, c0, 64);
-        }
-    for (; c0 < oc_total; c0 += 16) {
-        depthwise_strip<16, PW, Checked>(g, ximg, wr, oc_total, c0, od, oh, ow, out);
-        emit(0, PW, c0, 16);
-    }
+        for (int h = 0; h < PW; h += P64)
+            strip(std::integral_constant<int, 64>{}, std::integral_constant<int, P64>{}, c0, h);
+    for (; c0 < oc_total; c0 += 16) strip(std::integral_constant<int, 16>{}, std::integral_constant<int, PW>{}, c0, 0);
 }
 
 // The pixels of a row from ow in strips: 8 or 4 of the interior [lo, hi)
@@ -423,14 +438,21 @@ inline void depthwise_strips(const ops::ConvGeometry &g, const C *ximg, const C 
 // is left of the interior there). Returns the strip's width.
 template <class C, class Emit>
 inline int64_t depthwise_row_strip(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total,
-                                   int64_t od, int64_t oh, int64_t ow, int64_t lo, int64_t hi, C *out, Emit &&emit) {
-    if (ow >= lo && ow + 8 <= hi) return depthwise_strips<8, false>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 8;
-    if (ow >= lo && ow + 4 <= hi) return depthwise_strips<4, false>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 4;
+                                   int64_t od, int64_t oh, int64_t ow, int64_t lo, int64_t hi, C *y, int64_t y_step,
+                                   C alpha, C *out, Emit &&emit) {
+    const auto run = [&](auto pw, auto checked) {
+        constexpr int PW = decltype(pw)::value;
+        depthwise_strips<PW, decltype(checked)::value>(g, ximg, wr, oc_total, od, oh, ow, y, y_step, alpha, out, emit);
+        return PW;
+    };
+    using std::integral_constant;
+    if (ow >= lo && ow + 8 <= hi) return run(integral_constant<int, 8>{}, std::false_type{});
+    if (ow >= lo && ow + 4 <= hi) return run(integral_constant<int, 4>{}, std::false_type{});
     switch (imin_(4, g.out[2] - ow)) {
-    case 4: return depthwise_strips<4, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 4;
-    case 3: return depthwise_strips<3, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 3;
-    case 2: return depthwise_strips<2, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 2;
-    default: return depthwise_strips<1, true>(g, ximg, wr, oc_total, od, oh, ow, out, emit), 1;
+    case 4: return run(integral_constant<int, 4>{}, std::true_type{});
+    case 3: return run(integral_constant<int, 3>{}, std::true_type{});
+    case 2: return run(integral_constant<int, 2>{}, std::true_type{});
+    default: return run(integral_constant<int, 1>{}, std::true_type{});
     }
 }
 
@@ -461,7 +483,7 @@ void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, 
     const int64_t row_macs = g.out[2] * oc_total * g.taps();
     int64_t lo, hi;
     depthwise_interior(g, lo, hi);
-    const bool strips = std::is_same_v<T, C> && oc_total % 16 == 0;
+    const bool strips = std::is_same_v<T, C> && oc_total % 16 == 0, direct = epi.plain(g.ys[1]);
     parallel_ranges(ctx, g.n * g.out[0] * g.out[1], conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         alignas(64) C out[8 * 64];
         for (int64_t q = begin; q < end; ++q) {
@@ -478,7 +500,10 @@ void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, 
                                 epi.run(out + j * nb, nb, y_off + (first + j) * g.ys[4] + c0 * g.ys[1], g.ys[1],
                                         z_off + (first + j) * p.zs[4] + c0 * p.zs[1], p.zs[1], c0, 1);
                         };
-                        ow += depthwise_row_strip(g, ximg, wr, oc_total, od, oh, ow, lo, hi, out, emit) - 1;
+                        C *y = direct ? static_cast<T *>(o.y) + y_off : nullptr;
+                        const int64_t pixels = depthwise_row_strip(g, ximg, wr, oc_total, od, oh, ow, lo, hi, y,
+                                                                   g.ys[4], epi.alpha, out, emit);
+                        ow += pixels - 1;
                         continue;
                     }
                 }
