@@ -252,6 +252,34 @@ TEST_P(Lrn, BitwiseSameForEveryThreadCount) {
     }
 }
 
+// The forward pass's fused f32 paths, pixel lanes (NCHW) and channel lanes
+// (NHWC, 4-vector groups, those at a pixel's ends masked), round the same
+// operations in the same order: the same bits in both layouts, for channel
+// counts that fill whole groups or leave a tail, windows of 3 and 5.
+TEST_P(Lrn, ForwardSameBitsInBothLayouts) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    for (const int n : {3, 5})
+        for (const int c : {64, 67, 96}) {
+            const ref::Lrn p{n, 1.5, 0.75, 2};
+            const LrnDesc desc(p);
+            const std::vector<int> dims = {2, c, 16, 16};  // 256 pixels: whole pixel-lane blocks
+            SCOPED_TRACE(describe(p) + " C=" + std::to_string(c));
+            Tensor xc(packed(dims), ANYDNN_DATA_FLOAT), xn(packed_nhwc(dims), ANYDNN_DATA_FLOAT);
+            Tensor yc(packed(dims), ANYDNN_DATA_FLOAT), yn(packed_nhwc(dims), ANYDNN_DATA_FLOAT);
+            xc.fill_random(-2, 2);
+            for_each_index(dims, [&](const std::vector<int> &i) {
+                static_cast<float *>(xn.data())[xn.offset(i)] = static_cast<const float *>(xc.data())[xc.offset(i)];
+            });
+            const float alpha = 0.75f, zero = 0;
+            ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, xc.desc(),
+                                                   xc.data(), &zero, yc.desc(), yc.data()));
+            ASSERT_OK(anydnnLRNCrossChannelForward(h, desc, ANYDNN_LRN_CROSS_CHANNEL_DIM1, &alpha, xn.desc(),
+                                                   xn.data(), &zero, yn.desc(), yn.data()));
+            EXPECT_EQ(yc.values(), yn.values());
+        }
+}
+
 // sum(w * f(x)) differentiated numerically (central differences, f64)
 // against the backward pass with dy = w.
 using Forward = std::function<void(const Tensor &x, Tensor &y)>;

@@ -759,10 +759,11 @@ ANYDNN_ALWAYS_INLINE void store_lanes(float *p, vec_t<float> v, int64_t n) {
 }
 
 // The results for channels [c, c + W) of a run of C to y + c: the run's
-// tail masked; whole aligned vectors streamed when stream.
+// tail masked; streamed when stream (lrn_channels streams only runs of
+// whole lines from a line's start).
 ANYDNN_ALWAYS_INLINE void store_channels(float *y, int64_t c, int64_t C, vec_t<float> out, bool stream) {
     if (c + kVectorBytes / int64_t(sizeof(float)) > C) store_lanes(y + c, out, C - c);
-    else if (stream && reinterpret_cast<uintptr_t>(y + c) % kVectorBytes == 0) stream_vector(y + c, out);
+    else if (stream) stream_vector(y + c, out);
     else store_vec(y + c, out);
 }
 
@@ -791,7 +792,12 @@ ANYDNN_ALWAYS_INLINE void window_squares_group(const float *x, int64_t c, int64_
             const int64_t o = c + u * W - B + j;  // the loaded vector's first channel
             const V v = Edges && edge[u] ? load_lanes(x + o, -o, C - o) : load_vec<V>(x + o);
             if (j == B) own[u] = v;
-            r[u] = j == 0 ? v * v : r[u] + v * v;
+            // The square rounded, as the pixel lanes' ring holds it: left to
+            // itself GCC contracted square and sum into an FMA in some groups
+            // and not in others (the load's branch came between them).
+            V sq = v * v;
+            asm("" : "+v"(sq));
+            r[u] = j == 0 ? sq : r[u] + sq;
         }
     }
 }
@@ -801,7 +807,7 @@ ANYDNN_ALWAYS_INLINE void window_squares_group(const float *x, int64_t c, int64_
 // side (window_squares_group). forward_block squared the block into a
 // buffer and summed it at shifted offsets, loads that waited on the stores
 // just made (a store-forwarding stall on every one): two thirds of NHWC's
-// time. stream: y's aligned whole vectors get streaming stores.
+// time. stream: y's whole vectors get streaming stores.
 template <int N>
 [[gnu::noinline]] void forward_pixel_fused(const float *x, float *y, int64_t C, const LrnConsts<float> &p,
                                            bool stream) {
@@ -896,8 +902,9 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
     bool fused = std::is_same_v<T, float> && kVectorBytes >= 32 && lc.b075 && (lc.n == 3 || lc.n == 5) &&
                  a.beta == 0 && (Backward || a.out != a.x);
     for (int k = 0; k < g.nops; ++k) fused = fused && g.sc[k] == 1;
-    const bool stream =
-        fused && use_streaming_stores(g.n * g.c * pixels * int64_t(sizeof(T)), a.out, a.x, a.y, a.dy);
+    // Streamed: runs of whole lines (store_channels), each pixel's checked below.
+    const bool stream = fused && g.c * int64_t(sizeof(T)) % kStreamLineBytes == 0 &&
+                        use_streaming_stores(g.n * g.c * pixels * int64_t(sizeof(T)), a.out, a.x, a.y, a.dy);
     parallel_ranges(ctx, g.n * pixels, kGrain / g.c + 1, [&](int64_t begin, int64_t end) {
         // backward_pixel_fused's buffers; q's padding stays zero.
         const int64_t cv = (g.c + kQPad - 1) / kQPad * kQPad;  // C rounded up to vectors
@@ -926,11 +933,12 @@ void lrn_channels(const ExecContext &ctx, const LrnArgs &a) {
                 if (fused) {
                     const float *x = static_cast<const float *>(a.x) + off[0];
                     float *out = static_cast<float *>(a.out) + off[Backward ? 3 : 1];
+                    const bool nt = stream && line_aligned(out);
                     if constexpr (Backward)
                         (lc.n == 3 ? backward_pixel_fused<3> : backward_pixel_fused<5>)(
                             x, static_cast<const float *>(a.y) + off[1], static_cast<const float *>(a.dy) + off[2],
-                            out, g.c, q.data(), pw.data(), lc, stream);
-                    else (lc.n == 3 ? forward_pixel_fused<3> : forward_pixel_fused<5>)(x, out, g.c, lc, stream);
+                            out, g.c, q.data(), pw.data(), lc, nt);
+                    else (lc.n == 3 ? forward_pixel_fused<3> : forward_pixel_fused<5>)(x, out, g.c, lc, nt);
                     continue;
                 }
             }

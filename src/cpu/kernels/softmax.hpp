@@ -567,9 +567,9 @@ void columns_block(const C *x, int64_t sx, C *y, int64_t sy, int64_t n, bool log
     alignas(64) C buf[kColumns * kColumnSteps];
     C *e = stream ? buf : y;
     const int64_t se = stream ? kColumns : sy;
-    // Streaming stores need aligned vectors; a misaligned y stores plainly.
-    const bool nt = stream && reinterpret_cast<uintptr_t>(y) % kVectorBytes == 0 &&
-                    sy * int64_t(sizeof(C)) % kVectorBytes == 0;
+    // Streaming stores go to whole lines (kColumns values of a step are
+    // whole lines from a line's start); otherwise y stores plainly.
+    const bool nt = stream && line_aligned(y) && sy * int64_t(sizeof(C)) % kStreamLineBytes == 0;
     const auto put = [nt](C *p, V v) {
         if (nt) stream_vector(p, v);
         else std::memcpy(p, &v, sizeof v);

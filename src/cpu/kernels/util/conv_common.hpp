@@ -46,14 +46,14 @@ struct Epilogue {
     ActRowFn<C> act = nullptr;
     Params<C> params{};
 
-    // len outputs from acc[j]: y[y_off + j * ys], z[z_off + j * zs] and the
-    // bias of channel b0 + j * bstep. acc may be y's own memory.
     // Whether the outputs are alpha * acc alone, stored as C where ys == 1:
     // the plain convolution's contiguous output.
     bool plain(int64_t ys) const {
         return std::is_same_v<T, C> && ys == 1 && beta == C(0) && bias == nullptr && z == nullptr && act == nullptr;
     }
 
+    // len outputs from acc[j]: y[y_off + j * ys], z[z_off + j * zs] and the
+    // bias of channel b0 + j * bstep. acc may be y's own memory.
     void run(const C *acc, int64_t len, int64_t y_off, int64_t ys, int64_t z_off, int64_t zs, int64_t b0,
              int64_t bstep) const {
         if constexpr (std::is_same_v<T, C>) {

@@ -74,7 +74,7 @@ inline bool use_streaming_stores(int64_t out_bytes, const void *out, const void 
 }
 
 // Copies n elements of src (in L1) to dst with streaming stores on dst's
-// vector-aligned middle and ordinary stores on the ends.
+// whole lines and ordinary stores on the ends.
 template <class T>
 inline void stream_copy(T *dst, const T *src, int64_t n) {
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
