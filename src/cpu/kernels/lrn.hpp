@@ -350,6 +350,41 @@ ANYDNN_ALWAYS_INLINE void outputs_075(const vec_t<float> *r, const vec_t<float> 
     for (int u = 0; u < U; ++u) out[u] = p.alpha * x[u] * out[u];
 }
 
+// r[u] = rows[0] + ... + rows[N - 2] + last[u] at lanes l + u W, for the
+// kChains vectors of a fused pass's step: a ring's window sum in
+// ring_sum's order (its other slots ascending, the newest entry last).
+template <int N>
+ANYDNN_ALWAYS_INLINE void ring_sums(const float *const *rows, int64_t l, const vec_t<float> *last, vec_t<float> *r) {
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
+#pragma GCC unroll 8
+    for (int u = 0; u < kChains; ++u) r[u] = load_vec<V>(rows[0] + l + u * W);
+#pragma GCC unroll 16
+    for (int j = 1; j < N - 1; ++j)
+#pragma GCC unroll 8
+        for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(rows[j] + l + u * W);
+#pragma GCC unroll 8
+    for (int u = 0; u < kChains; ++u) r[u] += last[u];
+}
+
+// The squares of xn's kChains vectors at lane l (zeros for a null xn, a
+// channel outside [0, C)) into the ring slot `entering`, and the window
+// sums of the squares ring (ring_sums) into r.
+template <int N>
+ANYDNN_ALWAYS_INLINE void enter_and_sum(const float *const *rows, float *entering, const float *xn, int64_t l,
+                                        vec_t<float> *r) {
+    using V = vec_t<float>;
+    constexpr int64_t W = kVectorBytes / int64_t(sizeof(float));
+    V e[kChains];
+#pragma GCC unroll 8
+    for (int u = 0; u < kChains; ++u) {
+        const V v = xn ? load_vec<V>(xn + l + u * W) : V{};
+        e[u] = v * v;
+        store_vec(entering + l + u * W, e[u]);
+    }
+    ring_sums<N>(rows, l, e, r);
+}
+
 // forward_row in one pass over a whole block of lanes, for f32, beta 0.75
 // and a window of N channels: each vector's square enters the ring and its
 // window sum, power and product stay in registers, where forward_row makes
@@ -365,22 +400,10 @@ template <int N>
     float *entering = sq[(c + N - 1) % N];
     static_assert(kPixelLanes % (kChains * W) == 0);
     for (int64_t l = 0; l < kPixelLanes; l += kChains * W) {
-        V e[kChains], r[kChains], xv[kChains], out[kChains];
+        V r[kChains], xv[kChains], out[kChains];
+        enter_and_sum<N>(rows, entering, xn, l, r);
 #pragma GCC unroll 8
-        for (int u = 0; u < kChains; ++u) {
-            const int64_t i = l + u * W;
-            const V v = xn ? load_vec<V>(xn + i) : V{};
-            e[u] = v * v;
-            store_vec(entering + i, e[u]);
-            r[u] = load_vec<V>(rows[0] + i);
-            xv[u] = load_vec<V>(x + i);
-        }
-#pragma GCC unroll 16
-        for (int j = 1; j < N - 1; ++j)
-#pragma GCC unroll 8
-            for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(rows[j] + l + u * W);
-#pragma GCC unroll 8
-        for (int u = 0; u < kChains; ++u) r[u] += e[u];
+        for (int u = 0; u < kChains; ++u) xv[u] = load_vec<V>(x + l + u * W);
         outputs_075<kChains>(r, xv, out, p);
 #pragma GCC unroll 8
         for (int u = 0; u < kChains; ++u) {
@@ -443,39 +466,22 @@ template <int N>
     const float *pc = pw[(m - before) % N];
     static_assert(kPixelLanes % (kChains * W) == 0);
     for (int64_t l = 0; l < kPixelLanes; l += kChains * W) {
-        V e[kChains], r[kChains], pv[kChains], inv[kChains];
+        V qv[kChains], r[kChains], pv[kChains], inv[kChains];
+        enter_and_sum<N>(squares, entering, xn, l, r);
 #pragma GCC unroll 8
-        for (int u = 0; u < kChains; ++u) {
-            const int64_t i = l + u * W;
-            const V v = xn ? load_vec<V>(xn + i) : V{};
-            e[u] = v * v;
-            store_vec(entering + i, e[u]);
-            r[u] = load_vec<V>(squares[0] + i);
-        }
-#pragma GCC unroll 16
-        for (int j = 1; j < N - 1; ++j)
-#pragma GCC unroll 8
-            for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(squares[j] + l + u * W);
-#pragma GCC unroll 8
-        for (int u = 0; u < kChains; ++u) r[u] = k + alpha_n * (r[u] + e[u]);
+        for (int u = 0; u < kChains; ++u) r[u] = k + alpha_n * r[u];
         pow_075_vec<kChains>(r, pv, inv);
-        // e: q_m; r: the window sums of q.
 #pragma GCC unroll 8
         for (int u = 0; u < kChains; ++u) {
             const int64_t i = l + u * W;
             store_vec(pm + i, pv[u]);
-            e[u] = load_vec<V>(dy + i) * load_vec<V>(y + i) * inv[u];
-            store_vec(qm + i, e[u]);
-            r[u] = load_vec<V>(qs[0] + i);
+            qv[u] = load_vec<V>(dy + i) * load_vec<V>(y + i) * inv[u];
+            store_vec(qm + i, qv[u]);
         }
-#pragma GCC unroll 16
-        for (int j = 1; j < N - 1; ++j)
-#pragma GCC unroll 8
-            for (int u = 0; u < kChains; ++u) r[u] += load_vec<V>(qs[j] + l + u * W);
+        ring_sums<N>(qs, l, qv, r);  // r: the window sums of q
 #pragma GCC unroll 8
         for (int u = 0; u < kChains; ++u) {
             const int64_t i = l + u * W;
-            r[u] += e[u];
             const V out = alpha * (load_vec<V>(dyc + i) * load_vec<V>(pc + i) -
                                    two_beta_alpha_n * load_vec<V>(xc + i) * r[u]);
             if (stream) stream_vector(dx + i, out);
