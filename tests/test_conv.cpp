@@ -231,6 +231,8 @@ const char *const kEdgeShapes[] = {
     "g6ic6ih8oc6kh5sh2ph2dh1",          // depthwise, dilated, strided
     "g64ic64ih5iw19oc64kh3kw3ph1pw1",   // depthwise NHWC strips of 8, 4 and 1 (64-channel blocks)
     "g32ic32ih7iw23oc32kh3kw3sh2sw2ph2pw2dh1dw1",  // depthwise strips, 16-channel blocks, strided, dilated
+    "g72ic72ih5iw9oc72kh3kw3ph1pw2",    // depthwise channels first in blocks: 64 + 8 (zero-padded) channels
+    "g20ic20ih9iw30oc20kh3kw5sh2sw1ph2pw3dh1dw2",  // blocks: strips of 14, 7, 4 and 3, strided, dilated
     "g3ic3ih4iw37oc6kh3kw3ph1pw1",      // depthwise, multiplier 2, rows of 32+: channels first by planes
     "g5ic5ih6iw75oc5kh5kw3sh2sw2ph2pw1dh1dw1",  // the same strided and dilated
     "ic3id5ih6iw7oc4kd3kh3kw3pd1ph1pw1sd2",

@@ -308,9 +308,26 @@ struct DepthwiseCopies {
 };
 DepthwiseCopies depthwise_copies(const ops::ConvGeometry &g);
 
+// Where depthwise_planes declines and x is channels first in the compute
+// type with its pixels packed, without a channel multiplier, the kernel
+// instead works on blocks of `block` channels (a multiple of 16) of one
+// image at a time, each worker transposing a block channels last into its
+// own buffers (in L2) and back, rather than copying whole images: false
+// where the block's buffers would not fit kDepthwiseBlockBytes even at 16
+// channels. A worker's buffers: the block's input pixels and twice its
+// output pixels, `block` compute-type elements each (worker_elems).
+struct DepthwiseBlocks {
+    int64_t block = 0;
+    int64_t padded[2] = {};  // rows and columns of the padded planes
+    int64_t worker_elems = 0;
+};
+bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b);
+
 // Workspace of the depthwise kernel on `threads` threads: the filter as
-// [tap][K] in the compute type, then, x channels first, the planes and sums
-// of each worker or the copies of depthwise_copies.
+// [tap][K] in the compute type (depthwise_blocks: as [block][tap][channel
+// of the block], the last block's channels padded with zeros to a multiple
+// of 16), then, x channels first, the planes and sums of each worker, the
+// buffers of each worker or the copies of depthwise_copies.
 std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads);
 
 }  // namespace anydnn::cpu

@@ -34,4 +34,20 @@ void parallel_ranges(const ExecContext &ctx, int64_t n, int64_t grain, Fn &&fn) 
     }
 }
 
+// Calls work(t) once for each t in [0, workers) (workers >= 1), on a team of
+// up to `workers` threads; a smaller team than asked for (nested
+// parallelism) takes several parts each. For kernels that give each part its
+// own buffers (indexed by t) and a split fixed in advance.
+template <class Fn>
+void parallel_workers(int workers, Fn &&work) {
+    if (workers <= 1) {
+        work(0);
+        return;
+    }
+#pragma omp parallel num_threads(workers)
+    {
+        for (int t = omp_get_thread_num(); t < workers; t += omp_get_num_threads()) work(t);
+    }
+}
+
 }  // namespace anydnn::cpu

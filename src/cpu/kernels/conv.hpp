@@ -618,15 +618,7 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
             }
         }
     };
-    if (workers == 1) {
-        work(0);
-        return;
-    }
-#pragma omp parallel num_threads(workers)
-    {
-        // A smaller team than asked for (nested parallelism) takes several parts each.
-        for (int t = omp_get_thread_num(); t < workers; t += omp_get_num_threads()) work(t);
-    }
+    parallel_workers(workers, work);
 }
 
 // x channels first where depthwise_planes declines (rows under 32 pixels):
@@ -707,11 +699,116 @@ void depthwise_channels_first(const ExecContext &ctx, const ops::ConvForwardProb
     }
 }
 
+// One output row of a block (depthwise_blocks_typed's padded planes: every
+// tap inside), a vector of channels at a time in strips of 14, 7, 4 and
+// then the last 1-3 pixels, each pixel's sums in one register: a 7 x 7 or
+// 14 x 14 layer's row is one strip (strips of 4 and 3 on 7-pixel rows spent
+// half their time entering and leaving).
+template <class C>
+void depthwise_block_row(const ops::ConvGeometry &g, const C *xp, const C *w, int64_t lanes, int64_t oh, C *y,
+                         C alpha) {
+    constexpr int W = kVectorBytes / sizeof(C);
+    for (int64_t c0 = 0; c0 < lanes; c0 += W) {
+        const auto strip = [&](auto pixels, int64_t ow) {
+            depthwise_strip<W, decltype(pixels)::value, false>(g, xp, w, lanes, c0, 0, oh, ow, y + ow * lanes + c0,
+                                                               lanes, alpha);
+            return decltype(pixels)::value;
+        };
+        using std::integral_constant;
+        int64_t ow = 0;
+        while (ow + 14 <= g.out[2]) ow += strip(integral_constant<int, 14>{}, ow);
+        if (ow + 7 <= g.out[2]) ow += strip(integral_constant<int, 7>{}, ow);
+        if (ow + 4 <= g.out[2]) ow += strip(integral_constant<int, 4>{}, ow);
+        switch (g.out[2] - ow) {
+        case 3: strip(integral_constant<int, 3>{}, ow); break;
+        case 2: strip(integral_constant<int, 2>{}, ow); break;
+        case 1: strip(integral_constant<int, 1>{}, ow); break;
+        default: break;
+        }
+    }
+}
+
+// x channels first, planned by depthwise_blocks (2-D): a worker takes
+// (image, block of channels) items. It transposes the block's planes
+// channels last into its buffer, copies their rows into padded planes
+// (zero borders, written once), runs the pixel strips over them
+// (depthwise_block_row: no tap to check; the lanes past a last block's
+// channels have zero weights) into a second buffer, and transposes the sums
+// back: alpha * sums straight into y when the epilogue is plain and y's
+// planes packed, else the raw sums into a third buffer, channels first,
+// that the epilogue reads a row at a time. A block stays in L2 from one
+// transpose to the other.
+template <class C>
+void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
+                            const DepthwiseBlocks &db, void *buffers) {
+    const ops::ConvGeometry &g = p.geo;
+    const Epilogue<C, C> epi = full_epilogue<C, C>(p, o);
+    const int64_t oc = g.groups, blocks = ceil_div(oc, db.block), items = g.n * blocks;
+    const int64_t in_px = g.in_pixels(), out_px = g.out_pixels(), block = db.block;
+    const int64_t hp = db.padded[0], wp = db.padded[1];
+    // Input rows and columns inside the padded planes.
+    const int64_t rows_in = std::clamp<int64_t>(hp - g.pad[1], 0, g.in[1]);
+    const int64_t cols_in = std::clamp<int64_t>(wp - g.pad[2], 0, g.in[2]);
+    const bool direct = epi.plain(1) && conv_packed_spatial(g.out, g.ys, 1);
+    const int64_t item_macs = out_px * block * g.taps();
+    const int workers =
+        static_cast<int>(std::clamp<int64_t>(imin_(ctx.threads, items / conv_grain(item_macs)), 1, 64));
+    parallel_workers(workers, [&](int t) {
+        WorkspaceCursor cur(buffers);
+        C *xb = nullptr;
+        for (int k = 0; k <= t; ++k) xb = cur.take<C>(db.worker_elems);
+        C *xp = xb + in_px * block, *yb = xp + hp * wp * block, *yt = yb + out_px * block;
+        C *wb = yt + out_px * block;
+        // The borders, and the lanes past a last block's channels: zeros,
+        // not whatever the workspace held (NaN, denormals).
+        std::fill(xb, yb, C(0));
+        ops::ConvGeometry gp = g;
+        gp.n = 1, gp.in[1] = hp, gp.in[2] = wp, gp.pad[1] = gp.pad[2] = 0;
+        for (int64_t q = items * t / workers; q < items * (t + 1) / workers; ++q) {
+            const int64_t img = q / blocks, c0 = q % blocks * block;
+            const int64_t cb = imin_(block, oc - c0), lanes = round_up(cb, 16);
+            // The block's filter as wb[tap * lanes + channel], zero past cb.
+            for (int64_t t = 0; t < g.taps(); ++t) {
+                const C *wt = static_cast<const C *>(o.w) + c0 * g.ws[0] + tap_filter_offset(g, t);
+                for (int64_t j = 0; j < lanes; ++j) wb[t * lanes + j] = j < cb ? wt[j * g.ws[0]] : C(0);
+            }
+            transpose_elements(sizeof(C), static_cast<const C *>(o.x) + img * g.xs[0] + c0 * g.xs[1], g.xs[1], xb,
+                               lanes, in_px, cb);
+            for (int64_t ih = 0; ih < rows_in; ++ih)
+                std::memcpy(xp + ((ih + g.pad[1]) * wp + g.pad[2]) * lanes, xb + ih * g.in[2] * lanes,
+                            static_cast<std::size_t>(cols_in * lanes) * sizeof(C));
+            gp.groups = lanes;
+            gp.xs[4] = lanes, gp.xs[3] = lanes * wp, gp.xs[2] = gp.xs[3] * hp, gp.xs[1] = 1;
+            const C alpha = direct ? epi.alpha : C(1);
+            for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                depthwise_block_row(gp, xp, wb, lanes, oh, yb + oh * g.out[2] * lanes, alpha);
+            if (direct) {
+                transpose_elements(sizeof(C), yb, lanes, static_cast<C *>(o.y) + img * g.ys[0] + c0 * g.ys[1],
+                                   g.ys[1], cb, out_px);
+                continue;
+            }
+            transpose_elements(sizeof(C), yb, lanes, yt, out_px, cb, out_px);
+            for (int64_t c = c0; c < c0 + cb; ++c)
+                for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                    epi.run(yt + (c - c0) * out_px + oh * g.out[2], g.out[2],
+                            img * g.ys[0] + c * g.ys[1] + oh * g.ys[3], g.ys[4],
+                            img * p.zs[0] + c * p.zs[1] + oh * p.zs[3], p.zs[4], c, 0);
+        }
+    });
+}
+
 template <class T, class C>
 void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
                      void *workspace) {
     const ops::ConvGeometry &g = p.geo;
     C *wr = reinterpret_cast<C *>(align64(static_cast<unsigned char *>(workspace)));
+    if constexpr (std::is_same_v<T, C>) {
+        DepthwiseBlocks db;
+        if (depthwise_blocks(g, ctx.threads, &db)) {
+            depthwise_blocks_typed<C>(ctx, p, o, db, workspace);
+            return;
+        }
+    }
     depthwise_filter<T, C>(ctx, g, static_cast<const T *>(o.w), wr);
     if (g.xs[1] != 1) {
         void *rest = align64(reinterpret_cast<unsigned char *>(wr + g.taps() * g.groups * g.ocg));

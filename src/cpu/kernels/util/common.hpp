@@ -183,6 +183,10 @@ inline void for_each_run(const StridedLoop &L, int64_t begin, int64_t end, Run &
     }
 }
 
+// For a >= 0, b > 0.
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t a, int64_t q) { return ceil_div(a, q) * q; }
+
 // Elements per thread below which a loop stays single-threaded.
 constexpr int64_t kElementwiseGrain = 16384;
 

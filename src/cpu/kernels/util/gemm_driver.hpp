@@ -24,8 +24,6 @@
 // that makes results independent of the thread count.
 #pragma once
 
-#include <omp.h>
-
 #include "cpu/gemm.hpp"
 #include "cpu/kernels/util/common.hpp"
 #include "cpu/kernels/util/gemm_small_m.hpp"
@@ -372,15 +370,7 @@ struct Engine {
             if (s.along_n) run_part(op, out, 0, m, s0 * NR, imin_(n, s1 * NR), a, b);
             else run_part(op, out, s0 * MR, imin_(m, s1 * MR), 0, n, a, b);
         };
-        if (s.parts == 1) {
-            part(0);
-            return;
-        }
-#pragma omp parallel num_threads(s.parts)
-        {
-            // A smaller team than asked for (nested parallelism) takes several parts each.
-            for (int t = omp_get_thread_num(); t < s.parts; t += omp_get_num_threads()) part(t);
-        }
+        parallel_workers(s.parts, part);
     }
 
     static void gemm(const ExecContext &ctx, const GemmArgs<T> &a, void *workspace) {

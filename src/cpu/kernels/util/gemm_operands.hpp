@@ -8,9 +8,6 @@
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t round_up(int64_t a, int64_t q) { return ceil_div(a, q) * q; }
-
 namespace gemm_detail {
 
 // op(A) (m x k_total) and op(B) (k_total x n) of a batch-reduce GEMM seen as
