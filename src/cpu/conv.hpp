@@ -308,14 +308,17 @@ struct DepthwiseCopies {
 };
 DepthwiseCopies depthwise_copies(const ops::ConvGeometry &g);
 
-// Where depthwise_planes declines and x is channels first in the compute
-// type with its pixels packed, without a channel multiplier, the kernel
-// instead works on blocks of `block` channels (a multiple of 16) of one
-// image at a time, each worker transposing a block channels last into its
-// own buffers (in L2) and back, rather than copying whole images: false
-// where the block's buffers would not fit kDepthwiseBlockBytes even at 16
-// channels. A worker's buffers: the block's input pixels and twice its
-// output pixels, `block` compute-type elements each (worker_elems).
+// Where depthwise_planes declines, for 2-D convolutions without a channel
+// multiplier whose x is channels first in the compute type with its pixels
+// packed, the kernel works on blocks of `block` channels (a multiple of 16,
+// the size chosen to fit kDepthwiseBlockBytes and to balance the workers'
+// items) of one image at a time: each worker transposes a block channels
+// last into its own buffers (in L2), pads it, and transposes its sums back,
+// rather than copying whole images. False where it does not apply or the
+// buffers would not fit even at 16 channels. A worker's buffers, `block`
+// compute-type elements per pixel (worker_elems): the block's input pixels,
+// its padded planes (padded[0] x padded[1]), twice its output pixels, and
+// its filter (a pixel per tap).
 struct DepthwiseBlocks {
     int64_t block = 0;
     int64_t padded[2] = {};  // rows and columns of the padded planes
@@ -323,11 +326,10 @@ struct DepthwiseBlocks {
 };
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b);
 
-// Workspace of the depthwise kernel on `threads` threads: the filter as
-// [tap][K] in the compute type (depthwise_blocks: as [block][tap][channel
-// of the block], the last block's channels padded with zeros to a multiple
-// of 16), then, x channels first, the planes and sums of each worker, the
-// buffers of each worker or the copies of depthwise_copies.
+// Workspace of the depthwise kernel on `threads` threads: the buffers of
+// each worker (depthwise_blocks), or the filter as [tap][K] in the compute
+// type then, x channels first, the planes and sums of each worker or the
+// copies of depthwise_copies.
 std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads);
 
 }  // namespace anydnn::cpu

@@ -621,8 +621,9 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
     parallel_workers(workers, work);
 }
 
-// x channels first where depthwise_planes declines (rows under 32 pixels):
-// each image is copied channels last (a blocked transpose when its pixels
+// x channels first where depthwise_planes and depthwise_blocks decline
+// (rows under 32 pixels with a channel multiplier, f16/bf16 storage, 3-D,
+// or x's pixels not packed): each image is copied channels last (a blocked transpose when its pixels
 // are packed), the channels-innermost loops run on the copy, and their sums
 // come back channels first the same way when y is packed channels first in
 // the compute type: a transpose straight into y when the epilogue is the
