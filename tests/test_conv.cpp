@@ -304,6 +304,29 @@ TEST_P(ConvEdge, EveryActivation) {
     }
 }
 
+// DIRECT depthwise channels first in blocks of channels and bands of rows
+// (depthwise_blocks): the block size, and so a worker's sequence of items,
+// depends on the thread count; a last block narrower than the others
+// changes the padded planes' layout between a worker's items. Tall images
+// (rows under 32 pixels, several bands, strided) and channels that leave a
+// partial last block.
+TEST_P(ConvEdge, DepthwiseBlocksAnyThreadCount) {
+    for (int threads : {1, 2, 3, 8}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        for (const char *text : {"g40ic40ih5iw9oc40kh3kw3ph1pw2", "g72ic72ih6iw9oc72kh3kw3ph1pw2",
+                                 "g33ic33ih12iw7oc33kh3ph1", "g24ic24ih90iw20oc24kh3ph1",
+                                 "g20ic20ih91iw45oc20kh5sh2ph3dh1"})
+            for (int mb : {1, 2}) {
+                Checker checker(make_case(text, mb, Layout::nchw));
+                for (Mode mode : {Mode::beta0, Mode::fused})
+                    EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT, mode))
+                        << text << " mb" << mb << ", " << threads << " threads";
+                if (HasFailure()) return;
+            }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, ConvEdge, ::testing::ValuesIn(isa_levels()));
 
 // ---- WINOGRAD_NONFUSED ----------------------------------------------------------------

@@ -308,20 +308,20 @@ struct DepthwiseCopies {
 };
 DepthwiseCopies depthwise_copies(const ops::ConvGeometry &g);
 
-// Where depthwise_planes declines, for 2-D convolutions without a channel
-// multiplier whose x is channels first in the compute type with its pixels
-// packed, the kernel works on blocks of `block` channels (a multiple of 16,
-// the size chosen to fit kDepthwiseBlockBytes and to balance the workers'
-// items) of one image at a time: each worker transposes a block channels
-// last into its own buffers (in L2), pads it, and transposes its sums back,
-// rather than copying whole images. False where it does not apply or the
-// buffers would not fit even at 16 channels. A worker's buffers, `block`
-// compute-type elements per pixel (worker_elems): the block's input pixels,
-// its padded planes (padded[0] x padded[1]), twice its output pixels, and
-// its filter (a pixel per tap).
+// For 2-D convolutions without a channel multiplier whose x is channels
+// first in the compute type with its pixels packed, the kernel works on
+// blocks of `block` channels (a multiple of 16) and bands of `band` output
+// rows of one image at a time, sized to fit kDepthwiseBlockBytes and to
+// balance the workers' items: each worker transposes the rows a band reads
+// channels last into its own buffers (in L2), pads them, and transposes the
+// sums back. False where it does not apply or the buffers would not fit.
+// A worker's buffers, `block` compute-type elements per pixel
+// (worker_elems): in_rows input rows, the padded planes (padded[0] x
+// padded[1]), twice a band's output pixels, and the filter (a pixel per
+// tap).
 struct DepthwiseBlocks {
-    int64_t block = 0;
-    int64_t padded[2] = {};  // rows and columns of the padded planes
+    int64_t block = 0, band = 0, in_rows = 0;
+    int64_t padded[2] = {};  // rows and columns of a band's padded planes
     int64_t worker_elems = 0;
 };
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b);

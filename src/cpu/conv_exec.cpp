@@ -441,34 +441,53 @@ bool depthwise_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl) {
 int64_t depthwise_plane_elems(const ConvPrecompPlan &pl) { return pl.phases * pl.plane_pixels + 16; }
 int64_t depthwise_sum_elems(const ConvPrecompPlan &pl) { return pl.L[2] + 16; }
 
-// 256 KiB: half of a Zen 3 core's L2 (a 7 x 7 layer's blocks take 64
-// channels, 14 x 14 64, 28 x 28 32).
+// 256 KiB: half of a Zen 3 core's L2.
 constexpr std::size_t kDepthwiseBlockBytes = 256 << 10;
 
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b) {
+    // Rows of 32 or more go by planes: faster there (MobileNet-v2's 112 x
+    // 112 layer 1.3x slower in blocks, 56 x 56 1.2x; the stride-2 layers
+    // from them alike).
     ConvPrecompPlan pl;
     if (g.xs[1] == 1 || g.ocg != 1 || g.dt != g.compute || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 ||
         !conv_packed_spatial(g.in, g.xs, 1) || depthwise_planes(g, &pl))
         return false;
-    // The padded planes: the rows and columns the outputs' taps reach.
-    b->padded[0] = (g.out[1] - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1;
-    b->padded[1] = (g.out[2] - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1;
-    // The filter's taps count as pixels: a block's filter is one more buffer.
-    const int64_t pixels = g.in_pixels() + b->padded[0] * b->padded[1] + 2 * g.out_pixels() + g.taps();
+    const int64_t s = g.stride[1], reach = (g.k[1] - 1) * g.dil[1] + 1, in_w = g.in[2], out_w = g.out[2];
+    const int64_t wp = (out_w - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1;  // the columns the taps reach
     const int64_t channels = (g.groups + 15) / 16 * 16, team = std::max(threads, 1);
-    // The block that fits whose busiest worker has the fewest channels
-    // (the larger on a tie): 32 channels, not 64, take MobileNet-v2's 192
-    // channels of 14 x 14 as 3 + 3 items rather than 2 + 1.
-    int64_t busiest = 0;
+    // A worker's pixels for a band of `rows` output rows: the input rows it
+    // reads, their padded rows, twice its outputs, and the filter's taps.
+    const auto pixels = [&](int64_t rows) {
+        const int64_t hp = (rows - 1) * s + reach;
+        return std::min(hp, g.in[1]) * in_w + hp * wp + 2 * rows * out_w + g.taps();
+    };
+    // Of the blocks whose buffers fit with bands of 8 rows or the whole
+    // image, the one whose busiest worker has the least work (the taps'
+    // MACs, and the transposes' and copies' few per element, counted as 2
+    // MACs), the larger on a tie: a 14 x 14 layer's 192 channels go as 3 + 3
+    // items of 32, not 2 + 1 of 64.
+    double best = 0;
     b->block = 0;
     for (int64_t block : {64, 32, 16}) {
         block = std::min(block, channels);
-        if (static_cast<std::size_t>(pixels * block) * dtype_size(g.compute) > kDepthwiseBlockBytes) continue;
-        const int64_t items = g.n * ((g.groups + block - 1) / block);
-        const int64_t load = (items + team - 1) / team * block;
-        if (b->block == 0 || load < busiest) b->block = block, busiest = load;
+        const std::size_t bytes_per_pixel = static_cast<std::size_t>(block) * dtype_size(g.compute);
+        int64_t rows = g.out[1];
+        while (rows > 1 && static_cast<std::size_t>(pixels(rows)) * bytes_per_pixel > kDepthwiseBlockBytes) --rows;
+        if (static_cast<std::size_t>(pixels(rows)) * bytes_per_pixel > kDepthwiseBlockBytes ||
+            rows < std::min<int64_t>(8, g.out[1]))
+            continue;
+        const int64_t bands = (g.out[1] + rows - 1) / rows, items = g.n * ((g.groups + block - 1) / block) * bands;
+        const int64_t hp = (rows - 1) * s + reach;
+        const double item = static_cast<double>(block) *
+                            static_cast<double>(rows * out_w * g.taps() + 2 * (std::min(hp, g.in[1]) * in_w +
+                                                                                hp * wp + 2 * rows * out_w));
+        const double busiest = static_cast<double>((items + team - 1) / team) * item;
+        if (b->block != 0 && busiest >= best) continue;
+        best = busiest;
+        b->block = block, b->band = rows, b->padded[0] = hp, b->padded[1] = wp;
+        b->in_rows = std::min(hp, g.in[1]);
+        b->worker_elems = pixels(rows) * block;
     }
-    b->worker_elems = pixels * b->block;
     return b->block > 0;
 }
 

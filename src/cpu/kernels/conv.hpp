@@ -730,9 +730,10 @@ void depthwise_block_row(const ops::ConvGeometry &g, const C *xp, const C *w, in
 }
 
 // x channels first, planned by depthwise_blocks (2-D): a worker takes
-// (image, block of channels) items. It transposes the block's planes
-// channels last into its buffer, copies their rows into padded planes
-// (zero borders, written once), runs the pixel strips over them
+// (image, block of channels, band of output rows) items. It transposes the
+// input rows the band reads, channels last, into its buffer, copies them
+// into padded planes (the side borders zero from the start, the rows
+// outside x zeroed per item), runs the pixel strips over them
 // (depthwise_block_row: no tap to check; the lanes past a last block's
 // channels have zero weights) into a second buffer, and transposes the sums
 // back: alpha * sums straight into y when the epilogue is plain and y's
@@ -744,56 +745,72 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
                             const DepthwiseBlocks &db, void *buffers) {
     const ops::ConvGeometry &g = p.geo;
     const Epilogue<C, C> epi = full_epilogue<C, C>(p, o);
-    const int64_t oc = g.groups, blocks = ceil_div(oc, db.block), items = g.n * blocks;
-    const int64_t in_px = g.in_pixels(), out_px = g.out_pixels(), block = db.block;
-    const int64_t hp = db.padded[0], wp = db.padded[1];
-    // Input rows and columns inside the padded planes.
-    const int64_t rows_in = std::clamp<int64_t>(hp - g.pad[1], 0, g.in[1]);
+    const int64_t block = db.block, band = db.band, wp = db.padded[1];
+    const int64_t blocks = ceil_div(g.groups, block), bands = ceil_div(g.out[1], band);
+    const int64_t items = g.n * blocks * bands;
+    // The input columns inside the padded rows.
     const int64_t cols_in = std::clamp<int64_t>(wp - g.pad[2], 0, g.in[2]);
     const bool direct = epi.plain(1) && conv_packed_spatial(g.out, g.ys, 1);
-    const int64_t item_macs = out_px * block * g.taps();
+    const int64_t item_macs = band * g.out[2] * block * g.taps();
     const int workers =
         static_cast<int>(std::clamp<int64_t>(imin_(ctx.threads, items / conv_grain(item_macs)), 1, 64));
     parallel_workers(workers, [&](int t) {
         WorkspaceCursor cur(buffers);
         C *xb = nullptr;
         for (int k = 0; k <= t; ++k) xb = cur.take<C>(db.worker_elems);
-        C *xp = xb + in_px * block, *yb = xp + hp * wp * block, *yt = yb + out_px * block;
-        C *wb = yt + out_px * block;
-        // The borders, and the lanes past a last block's channels: zeros,
-        // not whatever the workspace held (NaN, denormals).
-        std::fill(xb, yb, C(0));
+        C *xp = xb + db.in_rows * g.in[2] * block, *yb = xp + db.padded[0] * wp * block;
+        C *yt = yb + band * g.out[2] * block, *wb = yt + band * g.out[2] * block;
         ops::ConvGeometry gp = g;
-        gp.n = 1, gp.in[1] = hp, gp.in[2] = wp, gp.pad[1] = gp.pad[2] = 0;
+        int64_t zeroed = 0;  // the lanes of the layout whose side borders are zero
+        gp.n = 1, gp.in[2] = wp, gp.pad[1] = gp.pad[2] = 0;
         for (int64_t q = items * t / workers; q < items * (t + 1) / workers; ++q) {
-            const int64_t img = q / blocks, c0 = q % blocks * block;
-            const int64_t cb = imin_(block, oc - c0), lanes = round_up(cb, 16);
-            // The block's filter as wb[tap * lanes + channel], zero past cb.
-            for (int64_t t = 0; t < g.taps(); ++t) {
-                const C *wt = static_cast<const C *>(o.w) + c0 * g.ws[0] + tap_filter_offset(g, t);
-                for (int64_t j = 0; j < lanes; ++j) wb[t * lanes + j] = j < cb ? wt[j * g.ws[0]] : C(0);
+            const int64_t img = q / (blocks * bands), c0 = q / bands % blocks * block, oh0 = q % bands * band;
+            const int64_t cb = imin_(block, g.groups - c0), lanes = round_up(cb, 16), nb = imin_(band, g.out[1] - oh0);
+            // The band's padded rows r read x's row top + r; those inside x are [r_lo, r_hi).
+            const int64_t hp = (nb - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1, top = oh0 * g.stride[1] - g.pad[1];
+            const int64_t r_lo = std::clamp<int64_t>(-top, 0, hp), r_hi = std::clamp<int64_t>(g.in[1] - top, r_lo, hp);
+            // The side borders stay zero from item to item while the
+            // layout's lanes do (a last block's narrower layout puts its
+            // borders where the wider one held x), and the lanes past cb
+            // are zeros, not whatever the workspace held (NaN, denormals).
+            if (lanes != zeroed) {
+                std::memset(xb, 0, static_cast<std::size_t>(yb - xb) * sizeof(C));
+                zeroed = lanes;
             }
-            transpose_elements(sizeof(C), static_cast<const C *>(o.x) + img * g.xs[0] + c0 * g.xs[1], g.xs[1], xb,
-                               lanes, in_px, cb);
-            for (int64_t ih = 0; ih < rows_in; ++ih)
-                std::memcpy(xp + ((ih + g.pad[1]) * wp + g.pad[2]) * lanes, xb + ih * g.in[2] * lanes,
-                            static_cast<std::size_t>(cols_in * lanes) * sizeof(C));
-            gp.groups = lanes;
+            // The block's filter as wb[tap * lanes + channel], zero past cb.
+            for (int64_t k = 0; k < g.taps(); ++k) {
+                const C *wt = static_cast<const C *>(o.w) + c0 * g.ws[0] + tap_filter_offset(g, k);
+                for (int64_t j = 0; j < lanes; ++j) wb[k * lanes + j] = j < cb ? wt[j * g.ws[0]] : C(0);
+            }
+            transpose_elements(sizeof(C),
+                               static_cast<const C *>(o.x) + img * g.xs[0] + c0 * g.xs[1] + (top + r_lo) * g.in[2],
+                               g.xs[1], xb, lanes, (r_hi - r_lo) * g.in[2], cb);
+            for (int64_t r = 0; r < hp; ++r) {
+                C *row = xp + r * wp * lanes;
+                if (r < r_lo || r >= r_hi)
+                    std::memset(row, 0, static_cast<std::size_t>(wp * lanes) * sizeof(C));
+                else
+                    std::memcpy(row + g.pad[2] * lanes, xb + (r - r_lo) * g.in[2] * lanes,
+                                static_cast<std::size_t>(cols_in * lanes) * sizeof(C));
+            }
+            gp.groups = lanes, gp.in[1] = hp;
             gp.xs[4] = lanes, gp.xs[3] = lanes * wp, gp.xs[2] = gp.xs[3] * hp, gp.xs[1] = 1;
             const C alpha = direct ? epi.alpha : C(1);
-            for (int64_t oh = 0; oh < g.out[1]; ++oh)
-                depthwise_block_row(gp, xp, wb, lanes, oh, yb + oh * g.out[2] * lanes, alpha);
+            for (int64_t r = 0; r < nb; ++r)
+                depthwise_block_row(gp, xp, wb, lanes, r, yb + r * g.out[2] * lanes, alpha);
+            const int64_t pixels = nb * g.out[2];
             if (direct) {
-                transpose_elements(sizeof(C), yb, lanes, static_cast<C *>(o.y) + img * g.ys[0] + c0 * g.ys[1],
-                                   g.ys[1], cb, out_px);
+                transpose_elements(sizeof(C), yb, lanes,
+                                   static_cast<C *>(o.y) + img * g.ys[0] + c0 * g.ys[1] + oh0 * g.out[2], g.ys[1], cb,
+                                   pixels);
                 continue;
             }
-            transpose_elements(sizeof(C), yb, lanes, yt, out_px, cb, out_px);
+            transpose_elements(sizeof(C), yb, lanes, yt, pixels, cb, pixels);
             for (int64_t c = c0; c < c0 + cb; ++c)
-                for (int64_t oh = 0; oh < g.out[1]; ++oh)
-                    epi.run(yt + (c - c0) * out_px + oh * g.out[2], g.out[2],
-                            img * g.ys[0] + c * g.ys[1] + oh * g.ys[3], g.ys[4],
-                            img * p.zs[0] + c * p.zs[1] + oh * p.zs[3], p.zs[4], c, 0);
+                for (int64_t r = 0; r < nb; ++r)
+                    epi.run(yt + (c - c0) * pixels + r * g.out[2], g.out[2],
+                            img * g.ys[0] + c * g.ys[1] + (oh0 + r) * g.ys[3], g.ys[4],
+                            img * p.zs[0] + c * p.zs[1] + (oh0 + r) * p.zs[3], p.zs[4], c, 0);
         }
     });
 }
