@@ -457,8 +457,9 @@ bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *
     const int64_t channels = (g.groups + 15) / 16 * 16, team = std::max(threads, 1);
     // A worker's pixels for a band of `rows` output rows: the input rows it
     // reads, their padded rows, twice its outputs, and the filter's taps.
+    const auto padded_rows = [&](int64_t rows) { return (rows - 1) * s + reach; };
     const auto pixels = [&](int64_t rows) {
-        const int64_t hp = (rows - 1) * s + reach;
+        const int64_t hp = padded_rows(rows);
         return std::min(hp, g.in[1]) * in_w + hp * wp + 2 * rows * out_w + g.taps();
     };
     // Of the blocks whose buffers fit with bands of 8 rows or the whole
@@ -477,15 +478,12 @@ bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *
             rows < std::min<int64_t>(8, g.out[1]))
             continue;
         const int64_t bands = (g.out[1] + rows - 1) / rows, items = g.n * ((g.groups + block - 1) / block) * bands;
-        const int64_t hp = (rows - 1) * s + reach;
-        const double item = static_cast<double>(block) *
-                            static_cast<double>(rows * out_w * g.taps() + 2 * (std::min(hp, g.in[1]) * in_w +
-                                                                                hp * wp + 2 * rows * out_w));
+        const double item = static_cast<double>(block * (rows * out_w * g.taps() + 2 * (pixels(rows) - g.taps())));
         const double busiest = static_cast<double>((items + team - 1) / team) * item;
         if (b->block != 0 && busiest >= best) continue;
         best = busiest;
-        b->block = block, b->band = rows, b->padded[0] = hp, b->padded[1] = wp;
-        b->in_rows = std::min(hp, g.in[1]);
+        b->block = block, b->band = rows, b->padded[0] = padded_rows(rows), b->padded[1] = wp;
+        b->in_rows = std::min(b->padded[0], g.in[1]);
         b->worker_elems = pixels(rows) * block;
     }
     return b->block > 0;

@@ -621,14 +621,30 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
     parallel_workers(workers, work);
 }
 
+// The epilogue over raw sums channels first: channels [c0, c0 + cb) of
+// image img, output rows [r0, r0 + rows) (r = od * out[1] + oh), the sums
+// of channel c0 + j at sums + j * ld, row after row of out[2].
+template <class T, class C>
+void epilogue_channel_rows(const Epilogue<T, C> &epi, const ops::ConvForwardProblem &p, const C *sums, int64_t ld,
+                           int64_t img, int64_t c0, int64_t cb, int64_t r0, int64_t rows) {
+    const ops::ConvGeometry &g = p.geo;
+    for (int64_t c = c0; c < c0 + cb; ++c)
+        for (int64_t r = r0; r < r0 + rows; ++r) {
+            const int64_t od = r / g.out[1], oh = r % g.out[1];
+            epi.run(sums + (c - c0) * ld + (r - r0) * g.out[2], g.out[2],
+                    img * g.ys[0] + c * g.ys[1] + od * g.ys[2] + oh * g.ys[3], g.ys[4],
+                    img * p.zs[0] + c * p.zs[1] + od * p.zs[2] + oh * p.zs[3], p.zs[4], c, 0);
+        }
+}
+
 // x channels first where depthwise_planes and depthwise_blocks decline
 // (rows under 32 pixels with a channel multiplier, f16/bf16 storage, 3-D,
-// or x's pixels not packed): each image is copied channels last (a blocked transpose when its pixels
-// are packed), the channels-innermost loops run on the copy, and their sums
-// come back channels first the same way when y is packed channels first in
-// the compute type: a transpose straight into y when the epilogue is the
-// identity, else into a scratch that the epilogue then reads a row at a
-// time. MobileNet-v2's 7x7 and 14x14 depthwise layers channels first ran
+// or x's pixels not packed): each image is copied channels last (a blocked
+// transpose when its pixels are packed), the channels-innermost loops run
+// on the copy, and their sums come back channels first the same way when y
+// is packed channels first in the compute type: a transpose straight into y
+// when the epilogue is the identity, else into a scratch that the epilogue
+// then reads a row at a time. MobileNet-v2's 7x7 and 14x14 depthwise layers channels first ran
 // 5-8x oneDNN's time with each pixel's channels gathered (and scattered)
 // one value at a time; 3-5x this way.
 template <class T, class C>
@@ -689,13 +705,8 @@ void depthwise_channels_first(const ExecContext &ctx, const ops::ConvForwardProb
             }
             transpose_elements(sizeof(C), yc + begin, oc, yt + begin * out_pixels, out_pixels, end - begin,
                                out_pixels);
-            for (int64_t c = begin; c < end; ++c)
-                for (int64_t r = 0; r < g.out[0] * g.out[1]; ++r) {
-                    const int64_t od = r / g.out[1], oh = r % g.out[1];
-                    epi.run(yt + c * out_pixels + r * g.out[2], g.out[2],
-                            img * g.ys[0] + c * g.ys[1] + od * g.ys[2] + oh * g.ys[3], g.ys[4],
-                            img * p.zs[0] + c * p.zs[1] + od * p.zs[2] + oh * p.zs[3], p.zs[4], c, 0);
-                }
+            epilogue_channel_rows(epi, p, yt + begin * out_pixels, out_pixels, img, begin, end - begin, 0,
+                                  g.out[0] * g.out[1]);
         });
     }
 }
@@ -806,11 +817,7 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
                 continue;
             }
             transpose_elements(sizeof(C), yb, lanes, yt, pixels, cb, pixels);
-            for (int64_t c = c0; c < c0 + cb; ++c)
-                for (int64_t r = 0; r < nb; ++r)
-                    epi.run(yt + (c - c0) * pixels + r * g.out[2], g.out[2],
-                            img * g.ys[0] + c * g.ys[1] + (oh0 + r) * g.ys[3], g.ys[4],
-                            img * p.zs[0] + c * p.zs[1] + (oh0 + r) * p.zs[3], p.zs[4], c, 0);
+            epilogue_channel_rows(epi, p, yt, pixels, img, c0, cb, oh0, nb);
         }
     });
 }
