@@ -241,6 +241,8 @@ const char *const kEdgeShapes[] = {
     "ic2ih5oc3kh5ph4",                  // output larger than the input
     "ic16ih6oc16kh1sh2",                // 1x1 strided: y_direct
     "ic1ih9oc8kh3ph1",                  // one input channel
+    "ic3ih13iw29oc22kh3kw5sh2sw2ph1pw2dh2",  // DIRECT first layer: partial channel blocks, dilated rows
+    "ic4ih6iw70oc40kh2kw3sw1pw1",       // DIRECT first layer: whole and partial pixel strips
 };
 
 class ConvEdge : public ::testing::TestWithParam<std::string> {};
@@ -324,6 +326,24 @@ TEST_P(ConvEdge, DepthwiseBlocksAnyThreadCount) {
                         << text << " mb" << mb << ", " << threads << " threads";
                 if (HasFailure()) return;
             }
+    }
+}
+
+// DIRECT first layers (few_channels): the bands of rows, and so each
+// worker's items, depend on the thread count; y channels first and last.
+TEST_P(ConvEdge, FewChannelsAnyThreadCount) {
+    for (int threads : {1, 2, 3, 8}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        for (const char *text : {"ic3ih40iw31oc24kh3sh2ph1", "ic1ih23iw50oc16kh5ph2"})
+            for (Layout layout : {Layout::nchw, Layout::nhwc})
+                for (int mb : {1, 3}) {
+                    Checker checker(make_case(text, mb, layout));
+                    for (Mode mode : {Mode::beta0, Mode::fused})
+                        EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT, mode))
+                            << text << " mb" << mb << ", " << threads << " threads";
+                    if (HasFailure()) return;
+                }
     }
 }
 

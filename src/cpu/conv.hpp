@@ -326,6 +326,36 @@ struct DepthwiseBlocks {
 };
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b);
 
+// DIRECT for first layers: 2-D, one group, few input channels (C <= 4),
+// dilation 1 along w. Items are (image, band of `band` output rows); a
+// worker copies the input rows its band reads into padded rows
+// (padded_rows of them per channel or for all), and each strip of outputs
+// sums its C * taps products in registers. y channels first (its w stride
+// 1): vectors of pixels times a few output channels, x's rows split by
+// column phase (stride along w) so that a tap's pixels are one vector, the
+// filter broadcast; the padded rows are [c][row][phase][phase_elems].
+// Otherwise: vectors of output channels times a few pixels, x broadcast,
+// the padded rows [row][column][c] (a tap row's kw * C values one run). The
+// filter is packed once per call as [c][tap][lane] (channels first) or
+// [tap][c][lane], `lanes` of them (K rounded up to 128 bytes, zero past K).
+// A worker's buffers (worker_elems compute-type elements): the padded rows,
+// then the band's sums (for an epilogue that is not plain).
+constexpr int64_t kFewChannelsMax = 4;
+constexpr int64_t kFewChannelsMaxProducts = 1024;  // C * taps
+struct FewChannels {
+    bool channels_first = false;
+    int64_t band = 0, padded_rows = 0, row_elems = 0, phase_elems = 0, lanes = 0;
+    int64_t filter_elems = 0, worker_elems = 0;
+};
+bool few_channels(const ops::ConvGeometry &g, int threads, FewChannels *f);
+std::size_t conv_few_channels_workspace(const FewChannels &f, anydnnDataType_t compute, int threads);
+
+struct ConvFewChannelsKernels {
+    void (*run)(const ExecContext &, const ops::ConvForwardProblem &, const FewChannels &, const ConvOperands &,
+                void *workspace);
+};
+ANYDNN_DECLARE_ISA_TABLE(ConvFewChannelsKernels, conv_few_channels)
+
 // Workspace of the depthwise kernel on `threads` threads: the buffers of
 // each worker (depthwise_blocks), or the filter as [tap][K] in the compute
 // type then, x channels first, the planes and sums of each worker or the

@@ -417,7 +417,11 @@ double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo,
         const double k_eff = std::min(1.0, static_cast<double>(k) / 16.0);
         return flops * junk / k_eff;
     }
-    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: return flops * (g.ocg == 1 ? 2 : 8);
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: {
+        FewChannels f;
+        if (few_channels(g, 1, &f)) return flops * 0.5 * static_cast<double>(f.lanes) / static_cast<double>(g.ocg);
+        return flops * (g.ocg == 1 ? 2 : 8);
+    }
     case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return winograd_cost(g);
     default: return flops * 20;
     }
@@ -514,6 +518,48 @@ std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads) {
     return 64 + filter + workers * worker;
 }
 
+// A worker's buffers in about 256 KiB (half of a Zen 3 core's L2), and
+// about 8 items per thread: a 112-row first layer at mb1 goes in bands of
+// 7 rows, 8 per thread.
+constexpr std::size_t kFewChannelsBytes = 256 << 10;
+
+bool few_channels(const ops::ConvGeometry &g, int threads, FewChannels *f) {
+    if (g.groups != 1 || g.icg > kFewChannelsMax || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 || g.dil[2] != 1 ||
+        g.icg * g.taps() > kFewChannelsMaxProducts)
+        return false;
+    const std::size_t esize = dtype_size(g.compute);
+    const int64_t out_h = g.out[1], out_w = g.out[2], sw = g.stride[2];
+    const int64_t quantum = static_cast<int64_t>(128 / esize);
+    f->channels_first = g.ys[4] == 1 && g.ocg > 1;
+    f->lanes = (g.ocg + quantum - 1) / quantum * quantum;
+    if (f->channels_first) {
+        // A phase's row holds the columns of out_w pixels rounded up to
+        // whole vectors (the strips read whole vectors) and the taps' reach.
+        f->phase_elems = (out_w + 15) / 16 * 16 + (g.k[2] - 1) / sw;
+        f->row_elems = sw * f->phase_elems;
+    } else {
+        f->row_elems = ((out_w - 1) * sw + g.k[2]) * g.icg;
+    }
+    const auto padded_rows = [&](int64_t rows) { return (rows - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1; };
+    const auto elems = [&](int64_t rows) {
+        return padded_rows(rows) * f->row_elems * (f->channels_first ? g.icg : 1) + rows * out_w * f->lanes;
+    };
+    const int64_t bands = std::clamp<int64_t>((8 * std::max(threads, 1) + g.n - 1) / g.n, 1, out_h);
+    int64_t rows = (out_h + bands - 1) / bands;
+    while (rows > 1 && static_cast<std::size_t>(elems(rows)) * esize > kFewChannelsBytes) --rows;
+    f->band = rows;
+    f->padded_rows = padded_rows(rows);
+    f->filter_elems = g.taps() * g.icg * f->lanes;
+    f->worker_elems = elems(rows);
+    return true;
+}
+
+std::size_t conv_few_channels_workspace(const FewChannels &f, anydnnDataType_t compute, int threads) {
+    const std::size_t esize = dtype_size(compute), workers = static_cast<std::size_t>(std::clamp(threads, 1, 64));
+    return 64 + round64(static_cast<std::size_t>(f.filter_elems) * esize) +
+           workers * round64(static_cast<std::size_t>(f.worker_elems) * esize);
+}
+
 Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p, anydnnConvolutionFwdAlgo_t algo,
                               std::size_t *bytes) {
     const ops::ConvGeometry &g = p.geo;
@@ -526,13 +572,18 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
         *bytes = conv_unfold_workspace(r.unfold) + pl.workspace_bytes;
         return kSuccess;
     }
-    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT:
-        if (!is_depthwise(g))
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: {
+        FewChannels f;
+        if (few_channels(g, h.threads(), &f)) *bytes = conv_few_channels_workspace(f, g.compute, h.threads());
+        else if (is_depthwise(g)) *bytes = conv_depthwise_workspace(g, h.threads());
+        else
             return fail(ANYDNN_STATUS_NOT_SUPPORTED,
-                        "DIRECT takes depthwise convolutions (C/groups == 1) only; this one has C/groups = %lld",
+                        "DIRECT takes depthwise convolutions (C/groups == 1) and 2-D first layers (one group, C <= %lld, "
+                        "no dilation along w); this one has %lld groups of C/groups = %lld",
+                        static_cast<long long>(kFewChannelsMax), static_cast<long long>(g.groups),
                         static_cast<long long>(g.icg));
-        *bytes = conv_depthwise_workspace(g, h.threads());
         return kSuccess;
+    }
     case ANYDNN_CONVOLUTION_FWD_ALGO_GEMM:
         return fail(ANYDNN_STATUS_NOT_SUPPORTED,
                     "GEMM (explicit im2col) is not implemented on the CPU backend: IMPLICIT_PRECOMP_GEMM does its work "
@@ -569,7 +620,12 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
         k.precomp(ctx, r.run, pl, ro, static_cast<char *>(workspace) + conv_unfold_workspace(r.unfold));
         return;
     }
-    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: k.depthwise(ctx, p, o, workspace); return;
+    case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: {
+        FewChannels f;
+        if (few_channels(p.geo, h.threads(), &f)) conv_few_channels_kernels(h.isa).run(ctx, p, f, o, workspace);
+        else k.depthwise(ctx, p, o, workspace);
+        return;
+    }
     case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: {
         ConvWinogradPlan pl;
         plan_winograd(h, p, &pl);

@@ -621,22 +621,6 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
     parallel_workers(workers, work);
 }
 
-// The epilogue over raw sums channels first: channels [c0, c0 + cb) of
-// image img, output rows [r0, r0 + rows) (r = od * out[1] + oh), the sums
-// of channel c0 + j at sums + j * ld, row after row of out[2].
-template <class T, class C>
-void epilogue_channel_rows(const Epilogue<T, C> &epi, const ops::ConvForwardProblem &p, const C *sums, int64_t ld,
-                           int64_t img, int64_t c0, int64_t cb, int64_t r0, int64_t rows) {
-    const ops::ConvGeometry &g = p.geo;
-    for (int64_t c = c0; c < c0 + cb; ++c)
-        for (int64_t r = r0; r < r0 + rows; ++r) {
-            const int64_t od = r / g.out[1], oh = r % g.out[1];
-            epi.run(sums + (c - c0) * ld + (r - r0) * g.out[2], g.out[2],
-                    img * g.ys[0] + c * g.ys[1] + od * g.ys[2] + oh * g.ys[3], g.ys[4],
-                    img * p.zs[0] + c * p.zs[1] + od * p.zs[2] + oh * p.zs[3], p.zs[4], c, 0);
-        }
-}
-
 // x channels first where depthwise_planes and depthwise_blocks decline
 // (rows under 32 pixels with a channel multiplier, f16/bf16 storage, 3-D,
 // or x's pixels not packed): each image is copied channels last (a blocked

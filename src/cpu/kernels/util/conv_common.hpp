@@ -121,6 +121,22 @@ Epilogue<T, C> full_epilogue(const ops::ConvForwardProblem &p, const ConvOperand
     return e;
 }
 
+// The epilogue over raw sums channels first: channels [c0, c0 + cb) of
+// image img, output rows [r0, r0 + rows) (r = od * out[1] + oh), the sums
+// of channel c0 + j at sums + j * ld, row after row of out[2].
+template <class T, class C>
+void epilogue_channel_rows(const Epilogue<T, C> &epi, const ops::ConvForwardProblem &p, const C *sums, int64_t ld,
+                           int64_t img, int64_t c0, int64_t cb, int64_t r0, int64_t rows) {
+    const ops::ConvGeometry &g = p.geo;
+    for (int64_t c = c0; c < c0 + cb; ++c)
+        for (int64_t r = r0; r < r0 + rows; ++r) {
+            const int64_t od = r / g.out[1], oh = r % g.out[1];
+            epi.run(sums + (c - c0) * ld + (r - r0) * g.out[2], g.out[2],
+                    img * g.ys[0] + c * g.ys[1] + od * g.ys[2] + oh * g.ys[3], g.ys[4],
+                    img * p.zs[0] + c * p.zs[1] + od * p.zs[2] + oh * p.zs[3], p.zs[4], c, 0);
+        }
+}
+
 // Grain (in work items of `macs` multiply-adds each) that keeps a thread's
 // share above kConvGrainMacs, so that small problems skip OpenMP's fork.
 constexpr int64_t kConvGrainMacs = 1 << 16;
