@@ -336,10 +336,12 @@ bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *
 // filter broadcast; the padded rows are [c][row][phase][phase_elems].
 // Otherwise: vectors of output channels times a few pixels, x broadcast,
 // the padded rows [row][column][c] (a tap row's kw * C values one run). The
-// filter is packed once per call as [c][tap][lane] (channels first) or
-// [tap][c][lane], `lanes` of them (K rounded up to 128 bytes, zero past K).
+// filter is packed once per call, `lanes` output channels (K rounded up to
+// 128 bytes, zero past K): as [tap][c][lane], or channels first as
+// [block][c][tap][lane of the block] (a strip's channels contiguous).
 // A worker's buffers (worker_elems compute-type elements): the padded rows,
-// then the band's sums (for an epilogue that is not plain).
+// then the band's sums (for an epilogue that is not plain), then
+// (channels first) one padded row before its split by phase.
 constexpr int64_t kFewChannelsMax = 4;
 constexpr int64_t kFewChannelsMaxProducts = 1024;  // C * taps
 struct FewChannels {

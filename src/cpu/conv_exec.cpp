@@ -542,7 +542,8 @@ bool few_channels(const ops::ConvGeometry &g, int threads, FewChannels *f) {
     }
     const auto padded_rows = [&](int64_t rows) { return (rows - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1; };
     const auto elems = [&](int64_t rows) {
-        return padded_rows(rows) * f->row_elems * (f->channels_first ? g.icg : 1) + rows * out_w * f->lanes;
+        return padded_rows(rows) * f->row_elems * (f->channels_first ? g.icg : 1) + rows * out_w * f->lanes +
+               (f->channels_first ? f->row_elems : 0);
     };
     const int64_t bands = std::clamp<int64_t>((8 * std::max(threads, 1) + g.n - 1) / g.n, 1, out_h);
     int64_t rows = (out_h + bands - 1) / bands;

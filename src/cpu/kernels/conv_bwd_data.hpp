@@ -39,29 +39,6 @@ inline int64_t plane_row(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, 
     return r;
 }
 
-// row[2j] = even[j], row[2j + 1] = odd[j] for j in [0, n), n a multiple of
-// the vector width; a null source reads as zeros. Two shuffles per pair of
-// vectors (vpermt2ps on AVX-512): the strided scalar stores this replaces
-// were half of a stride-2 1x1 layer's backward data, channels first.
-template <class C>
-void interleave_pair(const C *even, const C *odd, int64_t n, C *row) {
-    using V = vec_t<C>;
-    using M = vec_t<std::conditional_t<sizeof(C) == 4, int32_t, int64_t>>;
-    constexpr int W = sizeof(V) / sizeof(C);
-    M lo, hi;
-    for (int i = 0; i < W; ++i) {
-        lo[i] = i / 2 + (i % 2) * W;
-        hi[i] = W / 2 + i / 2 + (i % 2) * W;
-    }
-    const V zero{};
-    for (int64_t j = 0; j < n; j += W) {
-        const V e = even != nullptr ? load_vec<V>(even + j) : zero;
-        const V o = odd != nullptr ? load_vec<V>(odd + j) : zero;
-        store_vec(row + 2 * j, __builtin_shuffle(e, o, lo));
-        store_vec(row + 2 * j + W, __builtin_shuffle(e, o, hi));
-    }
-}
-
 // dx = alpha * planes + beta * dx for dx rows [begin, end) of one image:
 // channels-last rows are (id, ih) with every channel, channels-first rows
 // (c, id, ih).

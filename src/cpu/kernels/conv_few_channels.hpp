@@ -9,6 +9,7 @@
 
 #include "cpu/conv.hpp"
 #include "cpu/kernels/util/conv_common.hpp"
+#include "cpu/kernels/util/transpose.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
@@ -116,12 +117,11 @@ constexpr int kColumnVectors = 3;
 // out[k * out_ld + pixel] for the first kn channels, the last vector's
 // first `tail` pixels. Products j < count: x + xoff[j] (the strip's first
 // pixel in the padded rows of (c, kh), phase kw % s, shifted by kw / s)
-// times the packed filter's row j from the strip's first channel, rows
-// `lanes` apart. One flat loop: per (c, kh, phase) loops ran 1-4 steps.
+// times the KB weights w[j * KB + k] (the strip's block of the packed
+// filter). One flat loop: per (c, kh, phase) loops ran 1-4 steps.
 template <int KB, int PV, class C>
-[[gnu::noinline]] void few_channels_column_strip(const C *x, const int32_t *xoff, int64_t count, const C *w,
-                                                 int64_t lanes, C *out, int64_t out_ld, int64_t kn, int64_t tail,
-                                                 C alpha) {
+[[gnu::noinline]] void few_channels_column_strip(const C *x, const int32_t *xoff, int64_t count, const C *w, C *out,
+                                                 int64_t out_ld, int64_t kn, int64_t tail, C alpha) {
     using V = vec_t<C>;
     constexpr int W = kVectorBytes / sizeof(C);
     V acc[KB][PV];
@@ -130,7 +130,7 @@ template <int KB, int PV, class C>
 #pragma GCC unroll 4
         for (int v = 0; v < PV; ++v) acc[k][v] = V{};
     for (int64_t j = 0; j < count; ++j) {
-        const C *xj = x + xoff[j], *wj = w + j * lanes;
+        const C *xj = x + xoff[j], *wj = w + j * KB;
         V xv[PV];
 #pragma GCC unroll 4
         for (int v = 0; v < PV; ++v) xv[v] = load_vec<V>(xj + v * W);
@@ -168,7 +168,7 @@ void few_channels_column_row(const ops::ConvGeometry &g, const FewChannels &f, c
     for (int64_t k0 = 0; k0 < g.ocg; k0 += kColumnChannels) {
         const auto strip = [&](auto vectors, int64_t ow, int64_t tail) {
             few_channels_column_strip<kColumnChannels, decltype(vectors)::value>(
-                x + ow, xoff, count, wpk + k0, f.lanes, out + k0 * out_ld + ow, out_ld,
+                x + ow, xoff, count, wpk + k0 * count, out + k0 * out_ld + ow, out_ld,
                 imin_(kColumnChannels, g.ocg - k0), tail, alpha);
         };
         int64_t ow = 0;
@@ -182,22 +182,26 @@ void few_channels_column_row(const ops::ConvGeometry &g, const FewChannels &f, c
 
 // x's row at xrow (channel 0) as C padded rows, each split by column phase:
 // phase a's element i holds padded column u = i * s + a, x's column u - pad
-// (zeros outside x and past the row's last vector).
+// (zeros outside x and past the row's last vector). With stride the row is
+// padded in `scratch` first (row_elems), then split.
 template <class T, class C>
-void pad_row_channels_first(const ops::ConvGeometry &g, const FewChannels &f, const T *xrow, C *dst) {
-    const int64_t s = g.stride[2], pad = g.pad[2], in_w = g.in[2], chan_step = f.padded_rows * f.row_elems;
+void pad_row_channels_first(const ops::ConvGeometry &g, const FewChannels &f, const T *xrow, C *dst, C *scratch) {
+    const int64_t s = g.stride[2], pad = g.pad[2], n = f.row_elems, chan_step = f.padded_rows * n;
+    const int64_t lo = std::clamp<int64_t>(pad, 0, n), hi = std::clamp<int64_t>(pad + g.in[2], lo, n);
     for (int64_t c = 0; c < g.icg; ++c) {
+        C *d = dst + c * chan_step, *row = s == 1 ? d : scratch;
         const T *xc = xrow + c * g.xs[1];
-        for (int64_t a = 0; a < s; ++a) {
-            C *d = dst + c * chan_step + a * f.phase_elems;
-            // Columns i with 0 <= i * s + a - pad < in_w: [lo, hi).
-            const int64_t lo = std::clamp<int64_t>(div_ceil(pad - a, s), 0, f.phase_elems);
-            const int64_t hi = std::clamp<int64_t>(div_ceil(in_w + pad - a, s), lo, f.phase_elems);
-            std::memset(d, 0, static_cast<std::size_t>(lo) * sizeof(C));
-            std::memset(d + hi, 0, static_cast<std::size_t>(f.phase_elems - hi) * sizeof(C));
-            const T *xa = xc + (a - pad) * g.xs[4];
-            const int64_t step = s * g.xs[4];
-            for (int64_t i = lo; i < hi; ++i) d[i] = load<C>(xa + i * step);
+        std::memset(row, 0, static_cast<std::size_t>(lo) * sizeof(C));
+        std::memset(row + hi, 0, static_cast<std::size_t>(n - hi) * sizeof(C));
+        if (std::is_same_v<T, C> && g.xs[4] == 1)
+            std::memcpy(row + lo, xc + lo - pad, static_cast<std::size_t>(hi - lo) * sizeof(C));
+        else
+            for (int64_t u = lo; u < hi; ++u) row[u] = load<C>(xc + (u - pad) * g.xs[4]);
+        if (s == 2) {
+            deinterleave_pair(row, f.phase_elems, d, d + f.phase_elems);
+        } else if (s > 2) {
+            for (int64_t a = 0; a < s; ++a)
+                for (int64_t i = 0; i < f.phase_elems; ++i) d[a * f.phase_elems + i] = row[i * s + a];
         }
     }
 }
@@ -219,7 +223,8 @@ void few_channels_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p
     const bool direct = f.channels_first ? epi.plain(1) : epi.plain(g.ys[1]) && ocg % NB == 0;
     const C alpha = direct ? epi.alpha : C(1);
 
-    // The packed filter: lane k of (c, tap t) from w's (k, c, t).
+    // The packed filter: (c, tap t)'s lane k from w's (k, c, t); channels
+    // first, a strip's block of kColumnChannels lanes whole.
     WorkspaceCursor cur(workspace);
     C *wpk = cur.take<C>(f.filter_elems);
     void *buffers = cur.at;
@@ -227,8 +232,12 @@ void few_channels_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p
     for (int64_t t = 0; t < taps; ++t)
         for (int64_t c = 0; c < icg; ++c) {
             const T *wt = w + c * g.ws[1] + tap_filter_offset(g, t);
-            C *d = wpk + (f.channels_first ? c * taps + t : t * icg + c) * f.lanes;
-            for (int64_t k = 0; k < f.lanes; ++k) d[k] = k < ocg ? load<C>(wt + k * g.ws[0]) : C(0);
+            for (int64_t k = 0; k < f.lanes; ++k) {
+                const int64_t at = f.channels_first ? (k - k % kColumnChannels) * icg * taps +
+                                                          (c * taps + t) * kColumnChannels + k % kColumnChannels
+                                                    : (t * icg + c) * f.lanes + k;
+                wpk[at] = k < ocg ? load<C>(wt + k * g.ws[0]) : C(0);
+            }
         }
 
     const int64_t item_macs = f.band * out_w * ocg * taps * icg;
@@ -249,6 +258,7 @@ void few_channels_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p
         C *xp = nullptr;
         for (int k = 0; k <= t; ++k) xp = wc.take<C>(f.worker_elems);
         C *sums = xp + f.padded_rows * f.row_elems * (f.channels_first ? icg : 1);
+        C *scratch = sums + f.band * out_w * f.lanes;  // channels first: a padded row
         const int64_t sums_ld = f.band * out_w;  // channels first: between the sums' channels
         for (int64_t q = items * t / workers; q < items * (t + 1) / workers; ++q) {
             const int64_t img = q / bands, oh0 = q % bands * f.band, nb = imin_(f.band, g.out[1] - oh0);
@@ -258,7 +268,7 @@ void few_channels_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p
                 const int64_t ih = top + r;
                 C *dst = xp + r * f.row_elems;
                 if (ih >= 0 && ih < g.in[1]) {
-                    if (f.channels_first) pad_row_channels_first(g, f, ximg + ih * g.xs[3], dst);
+                    if (f.channels_first) pad_row_channels_first(g, f, ximg + ih * g.xs[3], dst, scratch);
                     else pad_row_channels_last(g, f, ximg + ih * g.xs[3], dst);
                     continue;
                 }

@@ -262,4 +262,49 @@ void for_each_transposed_run(const StridedLoop &L, const TransposePlan &p, int64
     }
 }
 
+// row[2j] = even[j], row[2j + 1] = odd[j] for j in [0, n), n a multiple of
+// the vector width; a null source reads as zeros. Two shuffles per pair of
+// vectors (vpermt2ps on AVX-512): the strided scalar stores this replaces
+// were half of a stride-2 1x1 layer's backward data, channels first.
+template <class C>
+void interleave_pair(const C *even, const C *odd, int64_t n, C *row) {
+    using V = vec_t<C>;
+    constexpr int W = sizeof(V) / sizeof(C);
+    vec_t<std::conditional_t<sizeof(C) == 4, int32_t, int64_t>> lo, hi;
+    for (int i = 0; i < W; ++i) {
+        lo[i] = i / 2 + (i % 2) * W;
+        hi[i] = W / 2 + i / 2 + (i % 2) * W;
+    }
+    const V zero{};
+    for (int64_t j = 0; j < n; j += W) {
+        const V e = even != nullptr ? load_vec<V>(even + j) : zero;
+        const V o = odd != nullptr ? load_vec<V>(odd + j) : zero;
+        store_vec(row + 2 * j, __builtin_shuffle(e, o, lo));
+        store_vec(row + 2 * j + W, __builtin_shuffle(e, o, hi));
+    }
+}
+
+// The inverse: even[j] = row[2j], odd[j] = row[2j + 1] for j in [0, n),
+// any n (a stride-2 first layer's input rows split by column phase).
+template <class C>
+void deinterleave_pair(const C *row, int64_t n, C *even, C *odd) {
+    using V = vec_t<C>;
+    constexpr int W = sizeof(V) / sizeof(C);
+    vec_t<std::conditional_t<sizeof(C) == 4, int32_t, int64_t>> e, o;
+    for (int i = 0; i < W; ++i) {
+        e[i] = 2 * i;
+        o[i] = 2 * i + 1;
+    }
+    int64_t j = 0;
+    for (; j + W <= n; j += W) {
+        const V a = load_vec<V>(row + 2 * j), b = load_vec<V>(row + 2 * j + W);
+        store_vec(even + j, __builtin_shuffle(a, b, e));
+        store_vec(odd + j, __builtin_shuffle(a, b, o));
+    }
+    for (; j < n; ++j) {
+        even[j] = row[2 * j];
+        odd[j] = row[2 * j + 1];
+    }
+}
+
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
