@@ -404,14 +404,17 @@ template <int NB, int PW, bool Checked, class C>
 }
 
 // PW pixels from ow, all channels (a multiple of 16) in blocks of 64 (4
-// pixels at a time; PW 8 or at most 4) and 16 (Checked: see
-// depthwise_strip). y: where the epilogue is plain (Epilogue::plain), pixel
-// ow's channel 0 in y, pixels y_step apart, and the strips store alpha *
-// sums there; else null, and they go to out, which emit(first pixel,
-// pixels, c0, nb) then writes (a call per pixel and block: a third of a
-// 112x112 layer's time when every output took it; the 4 x 64 strips' 32
-// accumulators spill on AVX2, and 16-channel blocks of 4 pixels instead
-// were slower).
+// pixels at a time; PW at most 4, or 8 on AVX-512) and 16 (Checked: see
+// depthwise_strip). AVX2's interior strips take 16-channel blocks only, of
+// 6 pixels (kDepthwiseInterior): 12 accumulators and 2 weight vectors in
+// its 16 registers, where the 4 x 64 strips' 32 accumulators spill (16 x 6
+// against 64 x 4: 7-10% less time on MobileNet-v2's 28 to 112 wide layers,
+// A/B; 16 x 4 was 10-20% slower: too few sums, the weights loaded for 4
+// pixels). y: where the epilogue is plain (Epilogue::plain), pixel ow's
+// channel 0 in y, pixels y_step apart, and the strips store alpha * sums
+// there; else null, and they go to out, which emit(first pixel, pixels,
+// c0, nb) then writes (a call per pixel and block: a third of a 112x112
+// layer's time when every output took it).
 template <int PW, bool Checked, class C, class Emit>
 inline void depthwise_strips(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total, int64_t od,
                              int64_t oh, int64_t ow, C *y, int64_t y_step, C alpha, C *out, Emit &&emit) {
@@ -427,15 +430,18 @@ inline void depthwise_strips(const ops::ConvGeometry &g, const C *ximg, const C 
         }
     };
     int64_t c0 = 0;
-    for (; c0 + 64 <= oc_total; c0 += 64)
-        for (int h = 0; h < PW; h += P64)
-            strip(std::integral_constant<int, 64>{}, std::integral_constant<int, P64>{}, c0, h);
+    if constexpr (kVectorBytes == 64 || Checked)
+        for (; c0 + 64 <= oc_total; c0 += 64)
+            for (int h = 0; h < PW; h += P64)
+                strip(std::integral_constant<int, 64>{}, std::integral_constant<int, P64>{}, c0, h);
     for (; c0 < oc_total; c0 += 16) strip(std::integral_constant<int, 16>{}, std::integral_constant<int, PW>{}, c0, 0);
 }
 
-// The pixels of a row from ow in strips: 8 or 4 of the interior [lo, hi)
-// (depthwise_interior), else up to 4 Checked ones (the row's ends, and what
-// is left of the interior there). Returns the strip's width.
+// The pixels of a row from ow in strips: kDepthwiseInterior or 4 of the
+// interior [lo, hi) (depthwise_interior), else up to 4 Checked ones (the
+// row's ends, and what is left of the interior there). Returns the strip's
+// width.
+constexpr int kDepthwiseInterior = kVectorBytes == 64 ? 8 : 6;
 template <class C, class Emit>
 inline int64_t depthwise_row_strip(const ops::ConvGeometry &g, const C *ximg, const C *wr, int64_t oc_total,
                                    int64_t od, int64_t oh, int64_t ow, int64_t lo, int64_t hi, C *y, int64_t y_step,
@@ -446,7 +452,8 @@ inline int64_t depthwise_row_strip(const ops::ConvGeometry &g, const C *ximg, co
         return PW;
     };
     using std::integral_constant;
-    if (ow >= lo && ow + 8 <= hi) return run(integral_constant<int, 8>{}, std::false_type{});
+    if (ow >= lo && ow + kDepthwiseInterior <= hi)
+        return run(integral_constant<int, kDepthwiseInterior>{}, std::false_type{});
     if (ow >= lo && ow + 4 <= hi) return run(integral_constant<int, 4>{}, std::false_type{});
     switch (imin_(4, g.out[2] - ow)) {
     case 4: return run(integral_constant<int, 4>{}, std::true_type{});
