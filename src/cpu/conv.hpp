@@ -327,7 +327,7 @@ struct DepthwiseBlocks {
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b);
 
 // DIRECT for first layers: 2-D, one group, few input channels (C <= 4),
-// dilation 1 along w. Items are (image, band of `band` output rows); a
+// 8 or more output channels, dilation 1 along w. Items are (image, band of `band` output rows); a
 // worker copies the input rows its band reads into padded rows
 // (padded_rows of them per channel or for all), and each strip of outputs
 // sums its C * taps products in registers. y channels first (its w stride

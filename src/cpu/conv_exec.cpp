@@ -1,6 +1,7 @@
 #include "cpu/conv_exec.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/dtype.hpp"
 #include "cpu/conv_unfold.hpp"
@@ -441,9 +442,10 @@ bool depthwise_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl) {
 }
 
 // A vector past the planes' end (zeros) and past the sums' end (one output
-// row): a row's last block loads and stores whole vectors.
+// row): a row's last block loads and stores whole vectors. The sums' buffer
+// also holds a padded input row of 2 L[2] (fill_planes_split_w).
 int64_t depthwise_plane_elems(const ConvPrecompPlan &pl) { return pl.phases * pl.plane_pixels + 16; }
-int64_t depthwise_sum_elems(const ConvPrecompPlan &pl) { return pl.L[2] + 16; }
+int64_t depthwise_sum_elems(const ConvPrecompPlan &pl) { return 2 * pl.L[2] + 16; }
 
 // 256 KiB: half of a Zen 3 core's L2.
 constexpr std::size_t kDepthwiseBlockBytes = 256 << 10;
@@ -524,8 +526,10 @@ std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads) {
 constexpr std::size_t kFewChannelsBytes = 256 << 10;
 
 bool few_channels(const ops::ConvGeometry &g, int threads, FewChannels *f) {
-    if (g.groups != 1 || g.icg > kFewChannelsMax || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 || g.dil[2] != 1 ||
-        g.icg * g.taps() > kFewChannelsMaxProducts)
+    // (Fewer than 8 output channels would leave most of the strips' lanes
+    // idle: a single channel is depthwise's.)
+    if (g.groups != 1 || g.icg > kFewChannelsMax || g.ocg < 8 || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 ||
+        g.dil[2] != 1 || g.icg * g.taps() > kFewChannelsMaxProducts)
         return false;
     const std::size_t esize = dtype_size(g.compute);
     const int64_t out_h = g.out[1], out_w = g.out[2], sw = g.stride[2];
@@ -548,6 +552,8 @@ bool few_channels(const ops::ConvGeometry &g, int threads, FewChannels *f) {
     const int64_t bands = std::clamp<int64_t>((8 * std::max(threads, 1) + g.n - 1) / g.n, 1, out_h);
     int64_t rows = (out_h + bands - 1) / bands;
     while (rows > 1 && static_cast<std::size_t>(elems(rows)) * esize > kFewChannelsBytes) --rows;
+    // The strips' offsets into a worker's padded rows are int32.
+    if (padded_rows(rows) * f->row_elems * g.icg > std::numeric_limits<int32_t>::max()) return false;
     f->band = rows;
     f->padded_rows = padded_rows(rows);
     f->filter_elems = g.taps() * g.icg * f->lanes;

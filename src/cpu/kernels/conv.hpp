@@ -405,9 +405,9 @@ template <int NB, int PW, bool Checked, class C>
 
 // PW pixels from ow, all channels (a multiple of 16) in blocks of 64 (4
 // pixels at a time; PW at most 4, or 8 on AVX-512) and 16 (Checked: see
-// depthwise_strip). AVX2's interior strips take 16-channel blocks only, of
-// 6 pixels (kDepthwiseInterior): 12 accumulators and 2 weight vectors in
-// its 16 registers, where the 4 x 64 strips' 32 accumulators spill (16 x 6
+// depthwise_strip). Below AVX-512 the interior strips take 16-channel
+// blocks only, of 6 pixels (kDepthwiseInterior): on AVX2, 12 accumulators
+// and 2 weight vectors in 16 registers, where the 4 x 64 strips' 32 spill (16 x 6
 // against 64 x 4: 7-10% less time on MobileNet-v2's 28 to 112 wide layers,
 // A/B; 16 x 4 was 10-20% slower: too few sums, the weights loaded for 4
 // pixels). y: where the epilogue is plain (Epilogue::plain), pixel ow's
@@ -585,6 +585,35 @@ template <class C>
     }
 }
 
+// fill_planes for one channel of a 2-D geometry (channels first, x of C
+// with its w stride 1) whose w stride is 2 with both column phases used:
+// each x row padded into `row` (2 L[2] elements) and split into its two
+// phase rows by vector shuffles, the rows outside x zeroed (depthwise
+// planes: L[0] = 1, phases (h residue, w residue)). The generic
+// path read each row once per column phase with strided loads: two thirds
+// of MobileNet-v2's 112 x 112 stride-2 depthwise layer's time.
+template <class C>
+void fill_planes_split_w(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, const C *x, C *planes, C *row) {
+    const int64_t L1 = pl.L[1], L2 = pl.L[2], pad = g.pad[2];
+    const int64_t lo = std::clamp<int64_t>(pad, 0, 2 * L2), hi = std::clamp<int64_t>(pad + g.in[2], lo, 2 * L2);
+    std::memset(row, 0, static_cast<std::size_t>(lo) * sizeof(C));
+    std::memset(row + hi, 0, static_cast<std::size_t>(2 * L2 - hi) * sizeof(C));
+    for (int64_t ph = 0; ph < pl.residues[1]; ++ph) {
+        // Column phase 0 is residue 0 (tap kw = 0's), phase 1 residue 1.
+        C *even = planes + ph * 2 * pl.phase_stride, *odd = even + pl.phase_stride;
+        for (int64_t r1 = 0; r1 < L1; ++r1, even += L2, odd += L2) {
+            const int64_t ih = r1 * g.stride[1] + pl.residue_value[1][ph] - g.pad[1];
+            if (ih < 0 || ih >= g.in[1]) {
+                std::memset(even, 0, static_cast<std::size_t>(L2) * sizeof(C));
+                std::memset(odd, 0, static_cast<std::size_t>(L2) * sizeof(C));
+                continue;
+            }
+            std::memcpy(row + lo, x + ih * g.xs[3] + (lo - pad), static_cast<std::size_t>(hi - lo) * sizeof(C));
+            deinterleave_pair(row, L2, even, odd);
+        }
+    }
+}
+
 // x channels first, planned by depthwise_planes: each worker takes whole
 // (image, input channel) pairs, copies the channel's planes (padded, split
 // by the stride's phases) into L2, and per output channel of it sums the
@@ -598,6 +627,9 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
     const int64_t ic = g.groups * g.icg, oc_total = g.groups * g.ocg, items = g.n * ic;
     const int64_t plane_elems = depthwise_plane_elems(pl), sum_elems = depthwise_sum_elems(pl);
     const int64_t rows = pl.phases * pl.L[0] * pl.L[1];  // fill_planes' rows of one channel
+    // (The sums' buffer is fill_planes_split_w's row until the sums need it.)
+    const bool split_w = std::is_same_v<T, C> && g.xs[4] == 1 && pl.L[0] == 1 && g.stride[2] == 2 &&
+                         pl.residues[2] == 2;
     ops::ConvGeometry one = g;
     one.n = 1, one.groups = 1, one.icg = 1, one.ocg = 1;
     const int workers = static_cast<int>(std::clamp<int64_t>(
@@ -612,7 +644,9 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
         for (int64_t j = pl.phases * pl.plane_pixels; j < plane_elems; ++j) planes[j] = C(0);
         for (int64_t q = items * t / workers; q < items * (t + 1) / workers; ++q) {
             const int64_t img = q / ic, c = q % ic;
-            fill_planes(one, pl, static_cast<const T *>(o.x) + img * g.xs[0] + c * g.xs[1], planes, 0, rows);
+            const T *xc = static_cast<const T *>(o.x) + img * g.xs[0] + c * g.xs[1];
+            if (split_w) fill_planes_split_w(one, pl, reinterpret_cast<const C *>(xc), planes, sums);
+            else fill_planes(one, pl, xc, planes, 0, rows);
             for (int64_t oc = c * g.ocg; oc < (c + 1) * g.ocg; ++oc) {
                 for (int64_t od = 0; od < g.out[0]; ++od)
                     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
