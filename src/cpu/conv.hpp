@@ -209,6 +209,11 @@ struct ConvWinogradPlan {
     int64_t v_stride = 0, m_stride = 0;  // elements between the points' V (block x icg) and M (block x ocg)
     bool outer_parallel = false;  // workers take whole blocks, each GEMM single-threaded
     int workers = 1;
+    // x channels first with its pixels packed: the input transform reads a
+    // channels-last copy of x (x_copy_elems of x's type, first in the
+    // workspace), made by blocked transposes: gathering a tile's channels a
+    // plane apart took over a third of VGG-16's conv1_2 (224 x 224 x 64).
+    int64_t x_copy_elems = 0;
     std::size_t gemm_ws_bytes = 0;  // per worker
     std::size_t workspace_bytes = 0;
 };

@@ -327,7 +327,10 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     pl.m_stride = winograd_point_stride(pl.block * g.ocg, esize);
     const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.v_stride) * esize) +
                            round64(static_cast<std::size_t>(kWinogradPoints * pl.m_stride) * esize);
-    pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +
+    if (g.xs[1] != 1 && g.groups * g.icg > 1 && g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1))
+        pl.x_copy_elems = g.n * g.groups * g.icg * g.in[1] * g.in[2];
+    pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.x_copy_elems) * dtype_size(g.dt)) +
+                         round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +
                          static_cast<std::size_t>(pl.outer_parallel ? pl.workers : 1) * vm +
                          static_cast<std::size_t>(pl.workers) * round64(pl.gemm_ws_bytes);
     return kSuccess;

@@ -6,6 +6,7 @@
 // the tiling; docs/ARCHITECTURE.md ("WINOGRAD_NONFUSED") the error bound.
 #include <omp.h>
 
+#include "cpu/kernels/util/transpose.hpp"
 #include "cpu/kernels/util/winograd.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -95,6 +96,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     // when workers take whole blocks, else one shared), then each worker's
     // GEMM workspace.
     WorkspaceCursor cur(workspace);
+    T *x_copy = pl.x_copy_elems > 0 ? cur.take<T>(pl.x_copy_elems) : nullptr;
     C *wpk = cur.take<C>(g.groups * kP * pl.wpk_elems);
     const int nworkers = pl.workers < 64 ? pl.workers : 64;
     const int nsets = pl.outer_parallel ? nworkers : 1;
@@ -110,6 +112,13 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     const T *w = static_cast<const T *>(o.w);
     const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
     const T *x = static_cast<const T *>(o.x);
+    // The input transform's view of x: x itself, or its channels-last copy.
+    const int64_t ic = g.groups * icg, pixels = g.in[1] * g.in[2];
+    ops::ConvGeometry gx = g;
+    if (x_copy != nullptr) {
+        gx.xs[0] = pixels * ic, gx.xs[1] = 1, gx.xs[2] = pixels * ic, gx.xs[3] = g.in[2] * ic, gx.xs[4] = ic;
+        x = x_copy;
+    }
     const ExecContext one{1};
     auto gemm = [&](int64_t grp, int xi, int64_t nt, const C *v, C *m, void *ws) {
         GemmArgs<C> a;
@@ -138,6 +147,16 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
             *e = count * (t + 1) / team;
         };
         int64_t b, e;
+        if (x_copy != nullptr) {
+            // Pieces of 256 pixels of an image.
+            const int64_t pieces = ceil_div(pixels, 256);
+            share(g.n * pieces, &b, &e);
+            for (int64_t q = b; q < e; ++q) {
+                const int64_t img = q / pieces, p0 = q % pieces * 256, np = imin_(256, pixels - p0);
+                transpose_elements(sizeof(T), static_cast<const T *>(o.x) + img * g.xs[0] + p0, g.xs[1],
+                                   x_copy + (img * pixels + p0) * ic, ic, np, ic);
+            }
+        }
         {
             const int64_t nr = gk.blocking.nr, slivers = (ocg + nr - 1) / nr, cblocks = (icg + kFilterCb - 1) / kFilterCb;
             const int64_t step = gemm_kc_step(gk.blocking.kc, icg);
@@ -154,7 +173,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
             for (int64_t blk = b; blk < e; ++blk) {
                 const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
                 for (int64_t grp = 0; grp < g.groups; ++grp) {
-                    input_transform(g, pl.tiles_h, pl.tiles_w, x, grp, q0, q0, q0 + nt, vs[t], vps);
+                    input_transform(gx, pl.tiles_h, pl.tiles_w, x, grp, q0, q0, q0 + nt, vs[t], vps);
                     for (int xi = 0; xi < kP; ++xi) gemm(grp, xi, nt, vs[t], ms[t], gws[t]);
                     output_transform(p, pl, epi, grp, q0, q0, q0 + nt, ms[t], mps);
                 }
@@ -164,7 +183,7 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
                 const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
                 for (int64_t grp = 0; grp < g.groups; ++grp) {
                     share(nt, &b, &e);
-                    input_transform(g, pl.tiles_h, pl.tiles_w, x, grp, q0, q0 + b, q0 + e, vs[0], vps);
+                    input_transform(gx, pl.tiles_h, pl.tiles_w, x, grp, q0, q0 + b, q0 + e, vs[0], vps);
 #pragma omp barrier
                     share(kP, &b, &e);
                     for (int64_t xi = b; xi < e; ++xi) gemm(grp, static_cast<int>(xi), nt, vs[0], ms[0], gws[t]);
