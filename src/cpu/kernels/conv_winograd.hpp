@@ -62,7 +62,11 @@ void output_transform(const ops::ConvForwardProblem &p, const ConvWinogradPlan &
     const ops::ConvGeometry &g = p.geo;
     const int64_t ocg = g.ocg, per_image = pl.tiles_h * pl.tiles_w;
     const int64_t *ys = g.ys, *zs = p.zs;
-    C s[24 * kLanes], o[16 * kLanes];
+    C s[24 * kLanes], o[16 * kLanes], ot[16 * kLanes];
+    // y channels first (w stride 1): written a channel's tile row at a time
+    // (each pixel's channels a plane apart, one value per store and
+    // epilogue call, took a quarter of VGG-16's conv1_2).
+    const bool channels_first = ys[4] == 1 && ys[1] != 1, plain = channels_first && epi.plain(1);
     for (int64_t q = t_begin; q < t_end; ++q) {
         const int64_t img = q / per_image, r = q % per_image, th = r / pl.tiles_w, tw = r % pl.tiles_w;
         const int64_t oh0 = th * 4, ow0 = tw * 4;
@@ -74,6 +78,26 @@ void output_transform(const ops::ConvForwardProblem &p, const ConvWinogradPlan &
             for (int64_t j = 0; j < 6; ++j) wino_at(mt + j * mps, 6 * mps, s + j * kLanes, 6 * kLanes, n);
             for (int64_t i = 0; i < rows; ++i) wino_at(s + i * 6 * kLanes, kLanes, o + i * 4 * kLanes, kLanes, n);
             const int64_t oc = grp * ocg + k0;
+            if (channels_first) {
+                // Each channel's rows of the tile: alpha * o straight into y
+                // (a plain epilogue), else o transposed for the epilogue.
+                const int64_t y0 = img * ys[0] + oc * ys[1] + oh0 * ys[3] + ow0;
+                const int64_t z0 = img * zs[0] + oc * zs[1] + oh0 * zs[3] + ow0 * zs[4];
+                if (plain) {
+                    for (int64_t k = 0; k < n; ++k)
+                        for (int64_t i = 0; i < rows; ++i)
+                            for (int64_t j = 0; j < cols; ++j)
+                                store(epi.y + y0 + k * ys[1] + i * ys[3] + j, epi.alpha * o[(i * 4 + j) * kLanes + k]);
+                    continue;
+                }
+                for (int64_t k = 0; k < n; ++k)
+                    for (int64_t px = 0; px < 16; ++px) ot[k * 16 + px] = o[px * kLanes + k];
+                for (int64_t k = 0; k < n; ++k)
+                    for (int64_t i = 0; i < rows; ++i)
+                        epi.run(ot + k * 16 + i * 4, cols, y0 + k * ys[1] + i * ys[3], 1,
+                                z0 + k * zs[1] + i * zs[3], zs[4], oc + k, 0);
+                continue;
+            }
             for (int64_t i = 0; i < rows; ++i)
                 for (int64_t j = 0; j < cols; ++j) {
                     const int64_t oh = oh0 + i, ow = ow0 + j;
