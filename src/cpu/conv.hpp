@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "cpu/isa_table.hpp"
 #include "cpu/parallel.hpp"
@@ -62,6 +63,11 @@ struct ConvPrecompPlan {
     // row-major matrix of im2col_ld >= im2col_cols = C * taps columns, one
     // GEMM per chunk. L is then the output (no junk pixels).
     int64_t im2col_cols = 0, im2col_ld = 0;
+    // Forward channels first on small images (conv_channels_last_copies):
+    // the plan is the channels-last geometry's, run on copies of x and y
+    // (these elements of x's type, first in the workspace): x transposed in,
+    // y in too when beta (or z = y) blends it, y transposed back out.
+    int64_t copy_x_elems = 0, copy_y_elems = 0;
     // The forward's GEMMs.
     bool y_direct = false;    // the GEMM writes y (no junk, matching layout and type)
     int64_t chunk = 0;        // pixels per GEMM call
@@ -91,6 +97,11 @@ bool conv_packed_spatial(const int64_t *ext, const int64_t *s, int64_t inner);
 // geometry (g itself otherwise); the GEMM algorithms plan and run on it,
 // which turns N per-image matrix-vector products into one GEMM.
 ops::ConvGeometry conv_gemm_geometry(const ops::ConvGeometry &g);
+
+// The channels-last geometry of g's packed channels-first x and y when
+// the GEMM algorithms run channels first on small images better on
+// channels-last copies (forward and backward data), else nullopt.
+std::optional<ops::ConvGeometry> conv_channels_last_copies(const ops::ConvGeometry &g);
 
 // The geometry part of a plan, shared by the three directions: planes,
 // residues, taps, x in place, the filter's reorder, m_virtual.

@@ -233,34 +233,11 @@ struct GemmPlan {
     ConvBackwardPlan bp;
 };
 
-// Backward data channels first on images of at most kCopiesMaxPixels output
-// pixels, with several taps, runs channels last on copies: each phase's GEMM
-// had a row of the planes' pixels as its columns (a 7x7 output: 48 + 7),
-// channels last they are its rows (7 tiles of 8). ResNet-50's res5a_branch2b
-// at mb16: 22.7 -> 18.2 ms (16.0 channels last natively: the rest is the
-// copies and the KCRS filter's reorder).
-constexpr int64_t kCopiesMaxPixels = 64;
-
-// The channels-last geometry of p's packed channels-first tensors, or
-// nullopt when p does not take the copies.
-std::optional<ops::ConvGeometry> channels_last_copies(const ops::ConvBackwardProblem &p) {
-    const ops::ConvGeometry &g = p.geo;
-    const int64_t ic = g.groups * g.icg, oc = g.groups * g.ocg, ip = g.in_pixels(), op = g.out_pixels();
-    const bool packed = g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1) && g.xs[1] == ip && g.xs[0] == ic * ip &&
-                        g.ys[4] == 1 && conv_packed_spatial(g.out, g.ys, 1) && g.ys[1] == op && g.ys[0] == oc * op;
-    if (!packed || ic == 1 || oc == 1 || g.taps() == 1 || op > kCopiesMaxPixels || g.dt != g.compute)
-        return std::nullopt;
-    ops::ConvGeometry q = g;
-    q.xs[0] = ip * ic, q.xs[1] = 1, q.xs[2] = g.in[1] * g.in[2] * ic, q.xs[3] = g.in[2] * ic, q.xs[4] = ic;
-    q.ys[0] = op * oc, q.ys[1] = 1, q.ys[2] = g.out[1] * g.out[2] * oc, q.ys[3] = g.out[2] * oc, q.ys[4] = oc;
-    return q;
-}
-
 Status plan_gemm(const Handle &h, const ops::ConvBackwardProblem &p, Direction dir, GemmPlan *out) {
     out->run = gemm_problem(p);
     if (plan_im2col(h, out->run, dir, &out->bp)) return kSuccess;
     const std::optional<ops::ConvGeometry> copies =
-        dir == Direction::data ? channels_last_copies(out->run) : std::nullopt;
+        dir == Direction::data ? conv_channels_last_copies(out->run.geo) : std::nullopt;
     if (copies) out->run.geo = *copies;
     ANYDNN_TRY(plan_backward(h, out->run, dir, &out->bp));
     if (copies) {

@@ -870,10 +870,32 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
     }
 }
 
+// p (its geometry channels last) on channels-last copies of the caller's
+// packed channels-first x and y (ConvPrecompPlan::copy_x_elems): x
+// transposed in, y too when beta or z = y blends it (z is read where the
+// caller has it, by p.zs), the GEMMs on the copies, y transposed back out.
+template <class T, class C>
+void precomp_copies_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
+                          const ConvOperands &o, void *workspace) {
+    const ops::ConvGeometry &g = p.geo;
+    const int64_t ic = g.groups * g.icg, oc = g.groups * g.ocg, ip = g.in_pixels(), op = g.out_pixels();
+    WorkspaceCursor cur(workspace);
+    T *x_t = cur.take<T>(pl.copy_x_elems), *y_t = cur.take<T>(pl.copy_y_elems);
+    ConvOperands copies = o;
+    copies.x = x_t;
+    copies.y = y_t;
+    with_channels_last_copies(ctx, g.n, static_cast<const T *>(o.x), ic, ip, static_cast<T *>(o.y), oc, op,
+                              p.fused ? p.z_is_y : p.beta != 0, x_t, y_t,
+                              [&] { precomp_typed<T, C>(ctx, p, pl, copies, cur.at); });
+}
+
 void precomp(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
              const ConvOperands &o, void *ws) {
     visit_types(p.geo.dt, [&](auto t, auto c) {
-        precomp_typed<typename decltype(t)::type, typename decltype(c)::type>(ctx, p, pl, o, ws);
+        using T = typename decltype(t)::type;
+        using C = typename decltype(c)::type;
+        if (pl.copy_x_elems > 0) precomp_copies_typed<T, C>(ctx, p, pl, o, ws);
+        else precomp_typed<T, C>(ctx, p, pl, o, ws);
     });
 }
 

@@ -463,23 +463,11 @@ void channels_last_copies_typed(const ExecContext &ctx, const ops::ConvBackwardP
     const int64_t ic = g.groups * g.icg, oc = g.groups * g.ocg, ip = g.in_pixels(), op = g.out_pixels();
     WorkspaceCursor cur(workspace);
     T *dy_t = cur.take<T>(bp.copy_dy_elems), *dx_t = cur.take<T>(bp.copy_dx_elems);
-    const T *dy = static_cast<const T *>(o.dy);
-    T *dx = static_cast<T *>(o.dx);
-    const bool blend = p.beta != 0;
-    parallel_ranges(ctx, g.n, 1, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-            transpose_elements(sizeof(T), dy + i * oc * op, op, dy_t + i * op * oc, oc, op, oc);
-            if (blend) transpose_elements(sizeof(T), dx + i * ic * ip, ip, dx_t + i * ip * ic, ic, ip, ic);
-        }
-    });
     ConvBwdDataOperands copies = o;
     copies.dy = dy_t;
     copies.dx = dx_t;
-    gemm_typed<T, C>(ctx, p, bp, copies, cur.at);
-    parallel_ranges(ctx, g.n, 1, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-            transpose_elements(sizeof(T), dx_t + i * ip * ic, ic, dx + i * ic * ip, ip, ic, ip);
-    });
+    with_channels_last_copies(ctx, g.n, static_cast<const T *>(o.dy), oc, op, static_cast<T *>(o.dx), ic, ip,
+                              p.beta != 0, dy_t, dx_t, [&] { gemm_typed<T, C>(ctx, p, bp, copies, cur.at); });
 }
 
 void gemm(const ExecContext &ctx, const ops::ConvBackwardProblem &p, const ConvBackwardPlan &bp,

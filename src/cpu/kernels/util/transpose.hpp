@@ -307,4 +307,28 @@ void deinterleave_pair(const C *row, int64_t n, C *even, C *odd) {
     }
 }
 
+// run() on channels-last copies of n images of a packed channels-first
+// input (in_c channels of in_p pixels) and output (out_c x out_p): the
+// input transposed into in_t, the output into out_t too when `blend`
+// (run reads it), and out_t transposed back into out after run; an image
+// per item.
+template <class T, class Run>
+void with_channels_last_copies(const ExecContext &ctx, int64_t n, const T *in, int64_t in_c, int64_t in_p, T *out,
+                               int64_t out_c, int64_t out_p, bool blend, T *in_t, T *out_t, Run &&run) {
+    parallel_ranges(ctx, n, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            transpose_elements(sizeof(T), in + i * in_c * in_p, in_p, in_t + i * in_p * in_c, in_c, in_p, in_c);
+            if (blend)
+                transpose_elements(sizeof(T), out + i * out_c * out_p, out_p, out_t + i * out_p * out_c, out_c, out_p,
+                                   out_c);
+        }
+    });
+    run();
+    parallel_ranges(ctx, n, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+            transpose_elements(sizeof(T), out_t + i * out_p * out_c, out_c, out + i * out_c * out_p, out_p, out_c,
+                               out_p);
+    });
+}
+
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
