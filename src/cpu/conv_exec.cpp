@@ -90,7 +90,8 @@ ops::ConvGeometry conv_gemm_geometry(const ops::ConvGeometry &g) {
 // (a 7x7 output: 48 + 7 + junk), channels last they are their rows (7
 // tiles of 8). Backward data: ResNet-50's res5a_branch2b at mb16 22.7 ->
 // 18.2 ms (16.0 channels last natively: the rest is the copies and the KCRS
-// filter's reorder); forward: res5bc_branch2b at mb1 6.7 -> 3.3 ms (NHWC 3.1).
+// filter's reorder); forward: res5bc_branch2b at mb1 6.4 -> 3.8-4.1 ms (NHWC
+// 2.0-2.6: the KCRS filter's reorder again).
 constexpr int64_t kCopiesMaxPixels = 64;
 
 std::optional<ops::ConvGeometry> conv_channels_last_copies(const ops::ConvGeometry &g) {
