@@ -236,6 +236,8 @@ const char *const kEdgeShapes[] = {
     "g3ic3ih4iw37oc6kh3kw3ph1pw1",      // depthwise, multiplier 2, rows of 32+: channels first by planes
     "g5ic5ih6iw75oc5kh5kw3sh2sw2ph2pw1dh1dw1",  // the same strided and dilated
     "g4ic4ih9iw70oc4kh3kw3sh2sw2ph1pw2",  // planes, stride 2 along w: rows split by column phase
+    "g4ic4id2ih9iw70oc4kd2kh3kw3sd2sh2sw2ph1pw2",  // the same 3-D: planes, not split
+    "ic4id1ih9iw9oc4kd1kh3kw3pd1ph1pw1",  // 3-D, one slice padded: not Winograd's
     "ic3id5ih6iw7oc4kd3kh3kw3pd1ph1pw1sd2",
     "g2ic4id4ih4iw4oc6kd2kh2kw2sd2sh2sw2",
     "ic8ih1iw1oc5kh1",

@@ -286,6 +286,10 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
 
 // F(4x4, 3x3) takes 2-D 3x3 filters, stride and dilation 1.
 Status winograd_takes(const ops::ConvGeometry &g) {
+    if (g.pad[0] != 0)
+        return fail(ANYDNN_STATUS_NOT_SUPPORTED,
+                    "WINOGRAD_NONFUSED takes 2-D convolutions; this one pads the depth by %lld",
+                    static_cast<long long>(g.pad[0]));
     if (g.in[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3)
         return fail(ANYDNN_STATUS_NOT_SUPPORTED,
                     "WINOGRAD_NONFUSED takes 2-D 3x3 filters (F(4x4, 3x3)); this filter is %lldx%lldx%lld",

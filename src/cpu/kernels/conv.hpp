@@ -628,8 +628,8 @@ void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProble
     const int64_t plane_elems = depthwise_plane_elems(pl), sum_elems = depthwise_sum_elems(pl);
     const int64_t rows = pl.phases * pl.L[0] * pl.L[1];  // fill_planes' rows of one channel
     // (The sums' buffer is fill_planes_split_w's row until the sums need it.)
-    const bool split_w = std::is_same_v<T, C> && g.xs[4] == 1 && pl.L[0] == 1 && g.stride[2] == 2 &&
-                         pl.residues[2] == 2;
+    const bool split_w = std::is_same_v<T, C> && g.xs[4] == 1 && g.in[0] == 1 && g.k[0] == 1 && g.pad[0] == 0 &&
+                         g.stride[2] == 2 && pl.residues[2] == 2;
     ops::ConvGeometry one = g;
     one.n = 1, one.groups = 1, one.icg = 1, one.ocg = 1;
     const int workers = static_cast<int>(std::clamp<int64_t>(

@@ -91,7 +91,7 @@ void output_transform(const ops::ConvForwardProblem &p, const ConvWinogradPlan &
                     continue;
                 }
                 for (int64_t k = 0; k < n; ++k)
-                    for (int64_t px = 0; px < 16; ++px) ot[k * 16 + px] = o[px * kLanes + k];
+                    for (int64_t px = 0; px < rows * 4; ++px) ot[k * 16 + px] = o[px * kLanes + k];
                 for (int64_t k = 0; k < n; ++k)
                     for (int64_t i = 0; i < rows; ++i)
                         epi.run(ot + k * 16 + i * 4, cols, y0 + k * ys[1] + i * ys[3], 1,
