@@ -635,10 +635,11 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
         else if (is_depthwise(g)) *bytes = conv_depthwise_workspace(g, h.threads());
         else
             return fail(ANYDNN_STATUS_NOT_SUPPORTED,
-                        "DIRECT takes depthwise convolutions (C/groups == 1) and 2-D first layers (one group, C <= %lld, "
-                        "no dilation along w); this one has %lld groups of C/groups = %lld",
+                        "DIRECT takes depthwise convolutions (C/groups == 1) and 2-D first layers (one group, "
+                        "C <= %lld, K >= 8, no dilation along w); this one has %lld groups of C/groups = %lld, "
+                        "K/groups = %lld",
                         static_cast<long long>(kFewChannelsMax), static_cast<long long>(g.groups),
-                        static_cast<long long>(g.icg));
+                        static_cast<long long>(g.icg), static_cast<long long>(g.ocg));
         return kSuccess;
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_GEMM:

@@ -83,7 +83,8 @@ void few_channels_row(const ops::ConvGeometry &g, const FewChannels &f, const C 
                                                                        out + ow * out_step + c0, out_step, alpha);
         };
         int64_t ow = 0;
-        for (; ow + kStripPixels <= g.out[2]; ow += kStripPixels) strip(std::integral_constant<int, kStripPixels>{}, ow);
+        for (; ow + kStripPixels <= g.out[2]; ow += kStripPixels)
+            strip(std::integral_constant<int, kStripPixels>{}, ow);
         if (ow < g.out[2]) with_count<kStripPixels - 1>(g.out[2] - ow, [&](auto pixels) { strip(pixels, ow); });
     }
 }
@@ -208,6 +209,27 @@ void pad_row_channels_first(const ops::ConvGeometry &g, const FewChannels &f, co
 
 // ---- The driver -------------------------------------------------------------------------
 
+// The padded rows that output rows [oh0, oh0 + nb) of image ximg read,
+// into xp (rows outside x zero).
+template <class T, class C>
+void pad_band(const ops::ConvGeometry &g, const FewChannels &f, const T *ximg, int64_t oh0, int64_t nb, C *xp,
+              C *scratch) {
+    const int64_t top = oh0 * g.stride[1] - g.pad[1], hp = (nb - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1;
+    const int64_t copies = f.channels_first ? g.icg : 1, chan_elems = f.padded_rows * f.row_elems;
+    for (int64_t r = 0; r < hp; ++r) {
+        const int64_t ih = top + r;
+        C *dst = xp + r * f.row_elems;
+        if (ih < 0 || ih >= g.in[1]) {
+            for (int64_t c = 0; c < copies; ++c)
+                std::memset(dst + c * chan_elems, 0, static_cast<std::size_t>(f.row_elems) * sizeof(C));
+        } else if (f.channels_first) {
+            pad_row_channels_first(g, f, ximg + ih * g.xs[3], dst, scratch);
+        } else {
+            pad_row_channels_last(g, f, ximg + ih * g.xs[3], dst);
+        }
+    }
+}
+
 // Workers take (image, band) items in order. Per item: the padded rows,
 // the strips of each output row, storing alpha * sums straight into y when
 // the epilogue is plain (channels last: and the strips' blocks of channels
@@ -262,19 +284,7 @@ void few_channels_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p
         const int64_t sums_ld = f.band * out_w;  // channels first: between the sums' channels
         for (int64_t q = items * t / workers; q < items * (t + 1) / workers; ++q) {
             const int64_t img = q / bands, oh0 = q % bands * f.band, nb = imin_(f.band, g.out[1] - oh0);
-            const int64_t top = oh0 * g.stride[1] - g.pad[1], hp = (nb - 1) * g.stride[1] + (g.k[1] - 1) * g.dil[1] + 1;
-            const T *ximg = static_cast<const T *>(o.x) + img * g.xs[0];
-            for (int64_t r = 0; r < hp; ++r) {
-                const int64_t ih = top + r;
-                C *dst = xp + r * f.row_elems;
-                if (ih >= 0 && ih < g.in[1]) {
-                    if (f.channels_first) pad_row_channels_first(g, f, ximg + ih * g.xs[3], dst, scratch);
-                    else pad_row_channels_last(g, f, ximg + ih * g.xs[3], dst);
-                    continue;
-                }
-                for (int64_t c = 0; c < (f.channels_first ? icg : 1); ++c)
-                    std::memset(dst + c * chan_elems, 0, static_cast<std::size_t>(f.row_elems) * sizeof(C));
-            }
+            pad_band(g, f, static_cast<const T *>(o.x) + img * g.xs[0], oh0, nb, xp, scratch);
             C *y = reinterpret_cast<C *>(o.y) + img * g.ys[0];
             for (int64_t r = 0; r < nb; ++r) {
                 const C *x = xp + r * g.stride[1] * f.row_elems;
