@@ -47,6 +47,24 @@ TEST_P(Normalization, EveryModeAndLayout) {
             }
 }
 
+// Layer and RMS normalization take a row per group in one pass
+// (forward_groups): rows whose values are close (|mean| * inv far above 64)
+// compute in double there, the others in float; wide rows beside narrow
+// ones, BERT's row, odd and strided ones.
+TEST_P(Normalization, LayerRowsOfCloseValues) {
+    Handle h(GetParam());
+    SKIP_IF_UNAVAILABLE(h);
+    for (NormKind k : {NormKind::layer, NormKind::rms, NormKind::instance})
+        for (double lo : {-1.0, 1000.0}) {
+            NormCase c = norm_case(k, 1, {3, 7, 5, 9}, packed, ANYDNN_DATA_FLOAT, 0.5, lo > 0 ? 0.25 : 0);
+            c.x_lo = lo, c.x_hi = lo + 2;
+            check_norm(h, c);
+        }
+    NormCase bert = norm_case(NormKind::layer, 1, {8, 768, 1, 1}, packed, ANYDNN_DATA_FLOAT);
+    check_norm(h, bert);
+    check_norm(h, norm_case(NormKind::layer, 1, {5, 33, 7, 1}, padded_by_2, ANYDNN_DATA_DOUBLE, 1, 0.5));
+}
+
 TEST_P(Normalization, OtherTypes) {
     Handle h(GetParam());
     SKIP_IF_UNAVAILABLE(h);

@@ -70,8 +70,18 @@ struct NormArgs {
     // stats:     chunks x {sum x, sum x^2} x nstats
     // grad_sums: chunks x {sum g, sum g xhat} x nstats, and
     //            chunks x {sum dy, sum dy xhat} x nparams
+    // forward_groups: {mean, variance} x nstats (its output)
     double *stat_partial, *param_partial;
+    // forward_groups: the parameters in double (cscale, cbias: in float for
+    // float data), epsilon, and RMS normalization's zero mean.
+    const double *dscale, *dbias;
+    double epsilon;
+    bool rms;
 };
+
+// The elementwise passes compute in float where |mean| * inv stays within
+// this (NormArgs::wide; normalization_exec.cpp says why), else in double.
+constexpr double kFloatMeanRatio = 64;
 
 struct NormKernels {
     void (*stats)(const ExecContext &, const NormArgs &);
@@ -82,6 +92,11 @@ struct NormKernels {
     // dx = alpha * inv * (g - mean(g) - xhat * mean(g xhat)) + beta * dx, g = dy * scale
     // (NormArgs::ca).
     void (*grad_input)(const ExecContext &, const NormArgs &);
+    // Where each of the loop's rows is one whole statistics group (by_rows,
+    // x and y contiguous along it, no add, activation or mask): per row its
+    // statistics into stat_partial, then y as forward's with the parameters
+    // unfolded, one pass over the row while it is in cache.
+    void (*forward_groups)(const ExecContext &, const NormArgs &);
 };
 
 ANYDNN_DECLARE_ISA_TABLE(NormKernels, normalization)

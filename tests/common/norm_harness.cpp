@@ -188,6 +188,7 @@ std::string NormCase::describe() const {
     s += std::string(" ") + dtype_name(dt) + " " + layout(dims).to_string() + " alpha=" + std::to_string(alpha) +
          " beta=" + std::to_string(beta);
     if (saved_null) s += " saved=NULL";
+    if (x_lo != -1 || x_hi != 3) s += " x in [" + std::to_string(x_lo) + ", " + std::to_string(x_hi) + "]";
     return s;
 }
 
@@ -215,7 +216,7 @@ void check_norm(anydnnHandle_t h, const NormCase &c) {
     const LayoutFn small = c.layout == packed_nhwc ? packed : c.layout;
     Problem p(c, small);
     const bool rms = c.norm.kind == ref::NormKind::rms;
-    p.x.fill_random(-1, 3);  // a mean away from 0
+    p.x.fill_random(c.x_lo, c.x_hi);
     p.z.fill_random(-1, 1);
     p.scale.fill_random(0.5, 1.5);
     p.bias.fill_random(-1, 1);

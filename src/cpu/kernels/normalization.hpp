@@ -399,6 +399,57 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
     });
 }
 
+// ---- Forward, a statistics group per row ------------------------------------
+
+// One row of forward_groups: the sums as stats_same's, the group's mean and
+// variance as the exec's batch_stats computes them, then y in float unless
+// |mean| * inv calls for double (as the exec's wide_compute decides for a
+// whole call), the parameters' key stepping as ps.
+template <class T, class PS>
+void forward_group_row(const NormArgs &a, const int64_t *off, int64_t len, bool stream, PS ps) {
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    T *y = static_cast<T *>(a.out) + off[kNormOut];
+    double s = 0, q = 0;
+    stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, false);
+    const double mean = a.rms ? 0.0 : s / double(len), var_raw = q / double(len) - mean * mean;
+    const double var = var_raw > 0 ? var_raw : 0.0, inv = 1.0 / std::sqrt(var + a.epsilon);
+    a.stat_partial[off[kNormStat]] = mean;
+    a.stat_partial[a.nstats + off[kNormStat]] = var;
+    const int64_t po = off[kNormParam];
+    const auto run = [&](auto compute, const auto *scale, const auto *bias) {
+        using C = typename decltype(compute)::type;
+        const C ca = static_cast<C>(inv), cb = static_cast<C>(-mean * inv), alpha = static_cast<C>(a.alpha);
+        write_row(y, len, static_cast<C>(a.beta), a.beta != 0, stream, [&](int64_t i) {
+            const int64_t p = po + ps.at(i);
+            return ((load<C>(x + i) * ca + cb) * static_cast<C>(scale[p]) + static_cast<C>(bias[p])) * alpha;
+        });
+    };
+    if constexpr (std::is_same_v<T, float>) {
+        if (std::abs(mean) * inv <= kFloatMeanRatio) {
+            run(std::type_identity<float>{}, static_cast<const float *>(a.cscale), static_cast<const float *>(a.cbias));
+            return;
+        }
+    }
+    run(std::type_identity<double>{}, a.dscale, a.dbias);
+}
+
+template <class T>
+void forward_groups_typed(const ExecContext &ctx, const NormArgs &a) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        const bool stream = a.beta == 0 && use_streaming_stores(a.elements * int64_t(sizeof(T)), a.out, a.x);
+        const bool params_move = a.loop.inner_stride(kNormParam) != 0;
+        parallel_ranges(ctx, units(a), kElementwiseGrain / a.loop.inner() + 1, [&](int64_t begin, int64_t end) {
+            walk(a, begin, end, [&](const int64_t *off, int64_t len) {
+                if (params_move) forward_group_row<T>(a, off, len, stream, Step1{});
+                else forward_group_row<T>(a, off, len, stream, Step0{});
+            });
+            if (stream) streaming_fence();
+        });
+    } else {
+        (void)ctx, (void)a;  // 16-bit data: the exec takes the two passes
+    }
+}
+
 // ---- Backward --------------------------------------------------------------
 
 // grad_sums of rows [r, r + N) (row strides xr, dyr, dzr, mr) where every
@@ -700,10 +751,11 @@ ANYDNN_NORM_ENTRY(stats)
 ANYDNN_NORM_ENTRY(forward)
 ANYDNN_NORM_ENTRY(grad_sums)
 ANYDNN_NORM_ENTRY(grad_input)
+ANYDNN_NORM_ENTRY(forward_groups)
 #undef ANYDNN_NORM_ENTRY
 
 }  // namespace
 
-extern const NormKernels normalization = {stats, forward, grad_sums, grad_input};
+extern const NormKernels normalization = {stats, forward, grad_sums, grad_input, forward_groups};
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
