@@ -72,8 +72,8 @@ struct NormArgs {
     //            chunks x {sum dy, sum dy xhat} x nparams
     // forward_groups: {mean, variance} x nstats (its output)
     double *stat_partial, *param_partial;
-    // forward_groups: the parameters in double (cscale, cbias: in float for
-    // float data), epsilon, and RMS normalization's zero mean.
+    // forward_groups, grad_groups: the parameters in double (cscale, cbias:
+    // in float for float data), epsilon, and RMS normalization's zero mean.
     const double *dscale, *dbias;
     double epsilon;
     bool rms;
@@ -97,6 +97,10 @@ struct NormKernels {
     // statistics into stat_partial, then y as forward's with the parameters
     // unfolded, one pass over the row while it is in cache.
     void (*forward_groups)(const ExecContext &, const NormArgs &);
+    // The backward pass on the same rows: per row its sums, then dx; the
+    // parameters' {sum dy, sum dy xhat} per chunk of rows into
+    // param_partial; mean and inv NULL: each row's statistics recomputed.
+    void (*grad_groups)(const ExecContext &, const NormArgs &);
 };
 
 ANYDNN_DECLARE_ISA_TABLE(NormKernels, normalization)

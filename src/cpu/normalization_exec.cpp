@@ -302,16 +302,21 @@ constexpr int64_t kGroupRowBytes = int64_t{256} << 10;
 // The training forward with forward_groups where every run of x is one
 // whole statistics group (layer and RMS normalization over a tensor's
 // innermost dimensions): false where it is not, and nothing is done.
-bool forward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b, Stats *s) {
+// Whether loop's rows are whole statistics groups that forward_groups and
+// grad_groups take (x, out and in2 when given contiguous along them).
+bool rows_are_groups(const NormProblem &p, const StridedLoop &loop, bool in2) {
     if (p.spec.add || p.spec.relu || (p.dt != ANYDNN_DATA_FLOAT && p.dt != ANYDNN_DATA_DOUBLE) ||
         p.m * int64_t(dtype_size(p.dt)) > kGroupRowBytes)
         return false;
+    return loop.nd >= 2 && loop.inner() == p.m && loop.inner_stride(kNormStat) == 0 &&
+           loop.inner_stride(kNormX) == 1 && loop.inner_stride(kNormOut) == 1 &&
+           (!in2 || loop.inner_stride(kNormIn2) == 1) && loop.inner_stride(kNormParam) <= 1;
+}
+
+bool forward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b, Stats *s) {
     NormArgs a = base_args(p);
     a.loop = make_loop(p, L, &p.y, nullptr, nullptr, false);
-    const StridedLoop &lp = a.loop;
-    if (lp.nd < 2 || lp.inner() != p.m || lp.inner_stride(kNormStat) != 0 || lp.inner_stride(kNormX) != 1 ||
-        lp.inner_stride(kNormOut) != 1 || lp.inner_stride(kNormParam) > 1)
-        return false;
+    if (!rows_are_groups(p, a.loop, false)) return false;
     const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
     const std::vector<float> fscale(scale.begin(), scale.end()), fbias(bias.begin(), bias.end());
     std::vector<double> stats(2 * p.nstats);
@@ -514,10 +519,52 @@ void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const 
 
 }  // namespace
 
+// The backward pass with grad_groups where the rows are whole groups (as
+// forward_by_groups): false where they are not, and nothing is done; else
+// sd, sdx: each parameter's sum of dy and of dy xhat.
+bool backward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b,
+                        std::vector<double> &sd, std::vector<double> &sdx) {
+    NormArgs a = base_args(p);
+    a.loop = make_loop(p, L, &p.dx, &p.dy, nullptr, false);
+    if (p.has_dz || !rows_are_groups(p, a.loop, true)) return false;
+    std::vector<double> mean, inv;
+    if (b.saved_mean != nullptr) mean = gather(p, L, false, b.saved_mean), inv = gather(p, L, false, b.saved_inv);
+    const std::vector<double> scale = gather(p, L, true, b.scale);
+    const std::vector<float> fscale(scale.begin(), scale.end());
+    a.x = b.x;
+    a.in2 = b.dy;
+    a.out = b.dx;
+    a.mean = mean.empty() ? nullptr : mean.data();
+    a.inv = inv.empty() ? nullptr : inv.data();
+    a.cscale = p.dt == ANYDNN_DATA_FLOAT ? static_cast<const void *>(fscale.data()) : scale.data();
+    a.dscale = scale.data();
+    a.wide = p.m < kFloatMinGroup;  // as wide_compute's backward
+    a.alpha = p.alpha;
+    a.beta = p.beta;
+    a.epsilon = p.epsilon;
+    a.rms = p.spec.kind == NormKind::rms;
+    // Chunks of whole rows, as many as the reductions' plan gives the shape.
+    plan_units(a, p.nparams);
+    a.by_rows = true;
+    a.chunks = std::min(a.chunks, a.loop.total() / a.loop.inner());
+    std::vector<double> partial(a.chunks * 2 * p.nparams);
+    a.param_partial = partial.data();
+    normalization_kernels(h.isa).grad_groups(ExecContext{h.threads()}, a);
+    sd.assign(p.nparams, 0.0);
+    sdx.assign(p.nparams, 0.0);
+    for (int64_t c = 0; c < a.chunks; ++c)
+        for (int64_t g = 0; g < p.nparams; ++g) {
+            sd[g] += partial[(c * 2) * p.nparams + g];
+            sdx[g] += partial[(c * 2 + 1) * p.nparams + g];
+        }
+    return true;
+}
+
 void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuffers &b) {
     const Layout L = make_layout(p);
     std::vector<double> sd, sdx;
-    if (const GroupSlice block = blocking(p, L, 2); block.dim >= 0) {
+    const bool done = backward_by_groups(h, p, L, b, sd, sdx);
+    if (const GroupSlice block = blocking(p, L, 2); !done && block.dim >= 0) {
         sd.resize(p.nparams), sdx.resize(p.nparams);
         for_each_block(h, p, block, [&](const GroupSlice &sl) {
             std::vector<double> part_sd, part_sdx;
@@ -525,7 +572,7 @@ void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuff
             std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
             std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
         });
-    } else {
+    } else if (!done) {
         run_backward(h, p, L, b, {}, sd, sdx, h.threads());
     }
     const bool blend = p.beta_param != 0;

@@ -741,6 +741,88 @@ void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
     });
 }
 
+// ---- Backward, a statistics group per row -----------------------------------
+
+// One row of grad_groups: its statistics (saved, else as forward_group_row
+// computes them), the sums of g = dy * scale and g xhat over the row and
+// each parameter's {sum dy, sum dy xhat} into sums (nparams apart), all in
+// double; then dx as grad_input's coefficients make it, in float unless
+// the call (wide) or |mean| * inv calls for double.
+template <class T, class PS>
+void grad_group_row(const NormArgs &a, const int64_t *off, int64_t len, double *sums, PS ps) {
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
+    T *dx = static_cast<T *>(a.out) + off[kNormOut];
+    const int64_t so = off[kNormStat], po = off[kNormParam];
+    double mean, inv;
+    if (a.mean != nullptr) {
+        mean = a.rms ? 0.0 : a.mean[so], inv = a.inv[so];
+    } else {
+        double s = 0, q = 0;
+        stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, false);
+        mean = a.rms ? 0.0 : s / double(len);
+        const double var = q / double(len) - mean * mean;
+        inv = 1.0 / std::sqrt((var > 0 ? var : 0.0) + a.epsilon);
+    }
+    const double *scale = a.dscale + po;
+    double *sd = sums + po, *sdx = sums + a.nparams + po;
+    double c1 = 0, c2 = 0;
+    if constexpr (PS::kZero) {
+        double d1 = 0, d2 = 0;
+#pragma omp simd reduction(+ : d1, d2)
+        for (int64_t i = 0; i < len; ++i) {
+            const double d = load<double>(dy + i);
+            d1 += d;
+            d2 += d * ((load<double>(x + i) - mean) * inv);
+        }
+        c1 = d1 * scale[0], c2 = d2 * scale[0];
+        sd[0] += d1;
+        sdx[0] += d2;
+    } else {
+#pragma omp simd reduction(+ : c1, c2)
+        for (int64_t i = 0; i < len; ++i) {
+            const double d = load<double>(dy + i), xh = (load<double>(x + i) - mean) * inv, g = d * scale[i];
+            c1 += g;
+            c2 += g * xh;
+            sd[i] += d;
+            sdx[i] += d * xh;
+        }
+    }
+    const double n = double(len), m1 = a.rms ? 0.0 : c1 / n, m2 = c2 / n, ai = a.alpha * inv;
+    const double ca = ai, cb = -ai * inv * m2, cc = ai * (mean * inv * m2 - m1);
+    const auto run = [&](auto compute, const auto *sc) {
+        using C = typename decltype(compute)::type;
+        const C ka = static_cast<C>(ca), kb = static_cast<C>(cb), kc = static_cast<C>(cc);
+        write_row(dx, len, static_cast<C>(a.beta), a.beta != 0, false, [&](int64_t i) {
+            return load<C>(dy + i) * static_cast<C>(sc[po + ps.at(i)]) * ka + (load<C>(x + i) * kb + kc);
+        });
+    };
+    if constexpr (std::is_same_v<T, float>) {
+        if (!a.wide && std::abs(mean) * inv <= kFloatMeanRatio) {
+            run(std::type_identity<float>{}, static_cast<const float *>(a.cscale));
+            return;
+        }
+    }
+    run(std::type_identity<double>{}, a.dscale);
+}
+
+template <class T>
+void grad_groups_typed(const ExecContext &ctx, const NormArgs &a) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        const bool params_move = a.loop.inner_stride(kNormParam) != 0;
+        for_each_chunk(ctx, a, [&](int64_t b, int64_t begin, int64_t end) {
+            double *sums = a.param_partial + b * 2 * a.nparams;
+            for (int64_t i = 0; i < 2 * a.nparams; ++i) sums[i] = 0;
+            walk(a, begin, end, [&](const int64_t *off, int64_t len) {
+                if (params_move) grad_group_row<T>(a, off, len, sums, Step1{});
+                else grad_group_row<T>(a, off, len, sums, Step0{});
+            });
+        });
+    } else {
+        (void)ctx, (void)a;  // 16-bit data: the exec takes the two passes
+    }
+}
+
 #define ANYDNN_NORM_ENTRY(name)                                                 \
     void name(const ExecContext &ctx, const NormArgs &a) {                      \
         visit_float_dtype(a.dt, [&](auto tag) {                                 \
@@ -752,10 +834,11 @@ ANYDNN_NORM_ENTRY(forward)
 ANYDNN_NORM_ENTRY(grad_sums)
 ANYDNN_NORM_ENTRY(grad_input)
 ANYDNN_NORM_ENTRY(forward_groups)
+ANYDNN_NORM_ENTRY(grad_groups)
 #undef ANYDNN_NORM_ENTRY
 
 }  // namespace
 
-extern const NormKernels normalization = {stats, forward, grad_sums, grad_input, forward_groups};
+extern const NormKernels normalization = {stats, forward, grad_sums, grad_input, forward_groups, grad_groups};
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
