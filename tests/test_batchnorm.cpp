@@ -182,17 +182,30 @@ struct Bn {
     }
 };
 
-class BatchNormThreads : public ::testing::TestWithParam<bool> {};
+// NCHW splits the reductions by elements, NHWC (short channel runs) by
+// rows; NCHW with one image takes a channel per row (forward_groups,
+// grad_groups), the parameter sums in chunks of rows. Several reduction
+// chunks each.
+struct ThreadsCase {
+    const char *name;
+    std::vector<int> dims;
+    LayoutFn layout;
+};
+const ThreadsCase kThreadsCases[] = {{"nchw", {8, 16, 40, 40}, packed},
+                                     {"nhwc", {8, 16, 40, 40}, packed_nhwc},
+                                     {"nchw_one_image", {1, 64, 40, 40}, packed}};
 
-// NCHW splits the reductions by elements, NHWC (short channel runs) by rows.
+class BatchNormThreads : public ::testing::TestWithParam<ThreadsCase> {};
+
 TEST_P(BatchNormThreads, BitwiseEqualForEveryThreadCount) {
-    const std::vector<int> dims = {8, 16, 40, 40};  // several reduction chunks
-    const LayoutFn layout = GetParam() ? packed_nhwc : packed;
-    Bn b(dims, {1, 16, 1, 1});
+    const std::vector<int> &dims = GetParam().dims;
+    const LayoutFn layout = GetParam().layout;
+    const std::vector<int> pdims = {1, dims[1], 1, 1};
+    Bn b(dims, pdims);
     Tensor x(layout(dims), ANYDNN_DATA_FLOAT), y(layout(dims), ANYDNN_DATA_FLOAT);
     x.fill_random();
     Tensor dy(layout(dims), ANYDNN_DATA_FLOAT), dx(layout(dims), ANYDNN_DATA_FLOAT);
-    Tensor ds(packed({1, 16, 1, 1}), ANYDNN_DATA_FLOAT), db(packed({1, 16, 1, 1}), ANYDNN_DATA_FLOAT);
+    Tensor ds(packed(pdims), ANYDNN_DATA_FLOAT), db(packed(pdims), ANYDNN_DATA_FLOAT);
     dy.fill_random();
     const float one = 1, zero = 0;
     std::vector<std::vector<double>> results[4];
@@ -218,8 +231,8 @@ TEST_P(BatchNormThreads, BitwiseEqualForEveryThreadCount) {
     EXPECT_EQ(results[1], results[2]);
     EXPECT_EQ(results[1], results[3]);
 }
-INSTANTIATE_TEST_SUITE_P(Layout, BatchNormThreads, ::testing::Bool(),
-                         [](const auto &info) { return info.param ? "nhwc" : "nchw"; });
+INSTANTIATE_TEST_SUITE_P(Layout, BatchNormThreads, ::testing::ValuesIn(kThreadsCases),
+                         [](const auto &info) { return std::string(info.param.name); });
 
 // NCHW x and dy beyond 16 MiB: the training passes run in blocks of
 // channels, whole blocks per core; the results do not depend on which.

@@ -79,8 +79,12 @@ struct NormArgs {
     bool rms;
 };
 
-// The elementwise passes compute in float where |mean| * inv stays within
-// this (NormArgs::wide; normalization_exec.cpp says why), else in double.
+// The elementwise passes in float are exact enough where x * inv stays
+// small against the output (|mean| * inv <= this): x * ca + cb rounds like
+// x - mean would, about |mean| * inv float ulps of xhat (4e-6 at 64).
+// Groups of close values (per-activation with a small N, a constant
+// channel) compute in double: the exec decides for a whole call
+// (NormArgs::wide), forward_groups and grad_groups for each row.
 constexpr double kFloatMeanRatio = 64;
 
 struct NormKernels {

@@ -220,12 +220,10 @@ Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const 
     return s;
 }
 
-// The elementwise passes in float are exact enough where x * inv stays
-// small against the output (|mean| * inv <= kFloatMeanRatio): x * ca + cb
-// rounds like x - mean would, about |mean| * inv float ulps of xhat (4e-6
-// at 64). Groups of close values (per-activation with a small N, a constant
-// channel) keep double.
-constexpr int64_t kFloatMinGroup = 16;  // the backward in float: elements per statistics group, at least
+// The backward in float (NormArgs::wide) needs groups of at least this
+// many elements: with fewer, dx is mostly cancellation (m = 2: zero but for
+// epsilon), which float's rounding of the terms would show.
+constexpr int64_t kFloatMinGroup = 16;
 
 // A group array in the elementwise passes' compute type (NormArgs::wide).
 class ComputeArray {
@@ -246,8 +244,6 @@ private:
 bool wide_compute(const NormProblem &p, const std::vector<double> &mean, const std::vector<double> &inv,
                   bool backward) {
     if (p.dt != ANYDNN_DATA_FLOAT) return p.dt == ANYDNN_DATA_DOUBLE;
-    // With few elements per group dx is mostly cancellation (m = 2: zero
-    // but for epsilon), which float's rounding of the terms would show.
     if (backward && p.m < kFloatMinGroup) return true;
     for (size_t g = 0; g < mean.size(); ++g)
         if (std::abs(mean[g]) * inv[g] > kFloatMeanRatio) return true;
@@ -295,36 +291,47 @@ void run_forward(const Handle &h, const NormProblem &p, const Layout &L, const N
     normalization_kernels(h.isa).forward(ExecContext{threads > 0 ? threads : h.threads()}, a);
 }
 
-// A statistics group's elements, at most, that forward_groups takes whole:
-// half of a 512 KiB L2, so that a row stays there from its sums to y.
+// A statistics group's bytes, at most, that forward_groups and grad_groups
+// take whole: half of a 512 KiB L2, so that a row stays there from its sums
+// to its outputs.
 constexpr int64_t kGroupRowBytes = int64_t{256} << 10;
+// And groups, at least: the threads take whole rows, and too few would
+// leave some of them idle (BN of 3 channels at N = 1), where the two passes
+// split elements. A shape's property, as the results' order must be.
+constexpr int64_t kMinGroupRows = 32;
 
-// The training forward with forward_groups where every run of x is one
-// whole statistics group (layer and RMS normalization over a tensor's
-// innermost dimensions): false where it is not, and nothing is done.
-// Whether loop's rows are whole statistics groups that forward_groups and
-// grad_groups take (x, out and in2 when given contiguous along them).
+// Whether the loop's rows are whole statistics groups that forward_groups
+// and grad_groups take: a run of p.m elements whose statistics key stays
+// put is one whole group (make_strided_loop merges only dimensions that
+// line up in every operand), x, out (and in2 when given) contiguous along
+// it, the parameter key stepping 0 or 1. Layer and RMS normalization over
+// a tensor's innermost dimensions, instance normalization and BN at N = 1
+// of packed NCHW, per-activation with N innermost.
 bool rows_are_groups(const NormProblem &p, const StridedLoop &loop, bool in2) {
     if (p.spec.add || p.spec.relu || (p.dt != ANYDNN_DATA_FLOAT && p.dt != ANYDNN_DATA_DOUBLE) ||
-        p.m * int64_t(dtype_size(p.dt)) > kGroupRowBytes)
+        p.m * int64_t(dtype_size(p.dt)) > kGroupRowBytes || p.nstats < kMinGroupRows)
         return false;
     return loop.nd >= 2 && loop.inner() == p.m && loop.inner_stride(kNormStat) == 0 &&
            loop.inner_stride(kNormX) == 1 && loop.inner_stride(kNormOut) == 1 &&
            (!in2 || loop.inner_stride(kNormIn2) == 1) && loop.inner_stride(kNormParam) <= 1;
 }
 
+// The training forward with forward_groups where the rows are whole groups
+// (rows_are_groups): false where they are not, and nothing is done.
 bool forward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, const NormBuffers &b, Stats *s) {
     NormArgs a = base_args(p);
     a.loop = make_loop(p, L, &p.y, nullptr, nullptr, false);
     if (!rows_are_groups(p, a.loop, false)) return false;
     const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
-    const std::vector<float> fscale(scale.begin(), scale.end()), fbias(bias.begin(), bias.end());
+    const bool f32 = p.dt == ANYDNN_DATA_FLOAT;
+    const std::vector<float> fscale = f32 ? std::vector<float>(scale.begin(), scale.end()) : std::vector<float>{},
+                             fbias = f32 ? std::vector<float>(bias.begin(), bias.end()) : std::vector<float>{};
     std::vector<double> stats(2 * p.nstats);
     a.x = b.x;
     a.out = b.y;
     a.by_rows = true;
-    a.cscale = p.dt == ANYDNN_DATA_FLOAT ? static_cast<const void *>(fscale.data()) : scale.data();
-    a.cbias = p.dt == ANYDNN_DATA_FLOAT ? static_cast<const void *>(fbias.data()) : bias.data();
+    a.cscale = f32 ? static_cast<const void *>(fscale.data()) : scale.data();
+    a.cbias = f32 ? static_cast<const void *>(fbias.data()) : bias.data();
     a.dscale = scale.data();
     a.dbias = bias.data();
     a.alpha = p.alpha;
@@ -402,19 +409,20 @@ void execute_norm_training(const Handle &h, const NormProblem &p, const NormBuff
     const Layout L = make_layout(p);
     unsigned char *mask = p.spec.relu ? b.reserve : nullptr;
     Stats s;
-    const bool done = forward_by_groups(h, p, L, b, &s);
-    if (const GroupSlice block = blocking(p, L, 1); !done && block.dim >= 0) {
-        s.mean.resize(p.nstats), s.var.resize(p.nstats), s.inv.resize(p.nstats);
-        for_each_block(h, p, block, [&](const GroupSlice &sl) {
-            const Stats part = batch_stats(h, p, L, b.x, sl, 1);
-            run_forward(h, p, L, b, part.mean, part.inv, mask, sl, 1);
-            std::copy(part.mean.begin(), part.mean.end(), s.mean.begin() + sl.first);
-            std::copy(part.var.begin(), part.var.end(), s.var.begin() + sl.first);
-            std::copy(part.inv.begin(), part.inv.end(), s.inv.begin() + sl.first);
-        });
-    } else if (!done) {
-        s = batch_stats(h, p, L, b.x);
-        run_forward(h, p, L, b, s.mean, s.inv, mask);
+    if (!forward_by_groups(h, p, L, b, &s)) {
+        if (const GroupSlice block = blocking(p, L, 1); block.dim >= 0) {
+            s.mean.resize(p.nstats), s.var.resize(p.nstats), s.inv.resize(p.nstats);
+            for_each_block(h, p, block, [&](const GroupSlice &sl) {
+                const Stats part = batch_stats(h, p, L, b.x, sl, 1);
+                run_forward(h, p, L, b, part.mean, part.inv, mask, sl, 1);
+                std::copy(part.mean.begin(), part.mean.end(), s.mean.begin() + sl.first);
+                std::copy(part.var.begin(), part.var.end(), s.var.begin() + sl.first);
+                std::copy(part.inv.begin(), part.inv.end(), s.inv.begin() + sl.first);
+            });
+        } else {
+            s = batch_stats(h, p, L, b.x);
+            run_forward(h, p, L, b, s.mean, s.inv, mask);
+        }
     }
     if (b.save_mean != nullptr) {
         scatter(p, L, false, b.save_mean, false, [&](int64_t i, double) { return s.mean[i]; });
@@ -530,13 +538,14 @@ bool backward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, 
     std::vector<double> mean, inv;
     if (b.saved_mean != nullptr) mean = gather(p, L, false, b.saved_mean), inv = gather(p, L, false, b.saved_inv);
     const std::vector<double> scale = gather(p, L, true, b.scale);
-    const std::vector<float> fscale(scale.begin(), scale.end());
+    const bool f32 = p.dt == ANYDNN_DATA_FLOAT;
+    const std::vector<float> fscale = f32 ? std::vector<float>(scale.begin(), scale.end()) : std::vector<float>{};
     a.x = b.x;
     a.in2 = b.dy;
     a.out = b.dx;
     a.mean = mean.empty() ? nullptr : mean.data();
     a.inv = inv.empty() ? nullptr : inv.data();
-    a.cscale = p.dt == ANYDNN_DATA_FLOAT ? static_cast<const void *>(fscale.data()) : scale.data();
+    a.cscale = f32 ? static_cast<const void *>(fscale.data()) : scale.data();
     a.dscale = scale.data();
     a.wide = p.m < kFloatMinGroup;  // as wide_compute's backward
     a.alpha = p.alpha;
@@ -563,17 +572,18 @@ bool backward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, 
 void execute_norm_backward(const Handle &h, const NormProblem &p, const NormBuffers &b) {
     const Layout L = make_layout(p);
     std::vector<double> sd, sdx;
-    const bool done = backward_by_groups(h, p, L, b, sd, sdx);
-    if (const GroupSlice block = blocking(p, L, 2); !done && block.dim >= 0) {
-        sd.resize(p.nparams), sdx.resize(p.nparams);
-        for_each_block(h, p, block, [&](const GroupSlice &sl) {
-            std::vector<double> part_sd, part_sdx;
-            run_backward(h, p, L, b, sl, part_sd, part_sdx, 1);
-            std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
-            std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
-        });
-    } else if (!done) {
-        run_backward(h, p, L, b, {}, sd, sdx, h.threads());
+    if (!backward_by_groups(h, p, L, b, sd, sdx)) {
+        if (const GroupSlice block = blocking(p, L, 2); block.dim >= 0) {
+            sd.resize(p.nparams), sdx.resize(p.nparams);
+            for_each_block(h, p, block, [&](const GroupSlice &sl) {
+                std::vector<double> part_sd, part_sdx;
+                run_backward(h, p, L, b, sl, part_sd, part_sdx, 1);
+                std::copy(part_sd.begin(), part_sd.end(), sd.begin() + sl.first);
+                std::copy(part_sdx.begin(), part_sdx.end(), sdx.begin() + sl.first);
+            });
+        } else {
+            run_backward(h, p, L, b, {}, sd, sdx, h.threads());
+        }
     }
     const bool blend = p.beta_param != 0;
     scatter(p, L, true, b.dscale, blend,

@@ -188,7 +188,7 @@ std::string NormCase::describe() const {
     s += std::string(" ") + dtype_name(dt) + " " + layout(dims).to_string() + " alpha=" + std::to_string(alpha) +
          " beta=" + std::to_string(beta);
     if (saved_null) s += " saved=NULL";
-    if (x_lo != -1 || x_hi != 3) s += " x in [" + std::to_string(x_lo) + ", " + std::to_string(x_hi) + "]";
+    if (odd_images_shift != 0) s += " odd images + " + std::to_string(odd_images_shift);
     return s;
 }
 
@@ -210,13 +210,24 @@ anydnnNormMode_t norm_mode(const ref::Norm &n) {
 
 int norm_group_cnt(const ref::Norm &n) { return n.kind == ref::NormKind::group ? n.groups : 1; }
 
+// Adds `by` to every element of t's odd images (dimension 0).
+void shift_odd_images(Tensor &t, const std::vector<int> &dims, double by) {
+    const std::vector<double> v = t.values();
+    std::vector<int> idx(dims.size(), 0);
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (idx[0] % 2 == 1) t.set(idx, v[i] + by);
+        for (int d = int(dims.size()) - 1; d >= 0 && ++idx[d] == dims[d]; --d) idx[d] = 0;
+    }
+}
+
 void check_norm(anydnnHandle_t h, const NormCase &c) {
     SCOPED_TRACE(c.describe());
     // Small tensors strided too when the data is.
     const LayoutFn small = c.layout == packed_nhwc ? packed : c.layout;
     Problem p(c, small);
     const bool rms = c.norm.kind == ref::NormKind::rms;
-    p.x.fill_random(c.x_lo, c.x_hi);
+    p.x.fill_random(-1, 3);  // a mean away from 0
+    if (c.odd_images_shift != 0) shift_odd_images(p.x, c.dims, c.odd_images_shift);
     p.z.fill_random(-1, 1);
     p.scale.fill_random(0.5, 1.5);
     p.bias.fill_random(-1, 1);

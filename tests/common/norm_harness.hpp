@@ -27,7 +27,7 @@ struct NormCase {
     NormApi api = NormApi::generic;
     bool persistent = false;  // BN: SPATIAL_PERSISTENT for spatial
     bool saved_null = false;  // backward recomputes the statistics
-    double x_lo = -1, x_hi = 3;  // x's values: a mean away from 0
+    double odd_images_shift = 0;  // added to x's odd images: groups of close values beside others
     std::string describe() const;
 };
 

@@ -401,16 +401,16 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
 
 // ---- Forward, a statistics group per row ------------------------------------
 
-// One row of forward_groups: the sums as stats_same's, the group's mean and
-// variance as the exec's batch_stats computes them, then y in float unless
-// |mean| * inv calls for double (as the exec's wide_compute decides for a
-// whole call), the parameters' key stepping as ps.
+// One row of forward_groups: the sums (stats_same), the group's mean and
+// variance by batch_stats's formulas (the sums' order differs: the last
+// bits may too), then y in float unless |mean| * inv calls for double
+// (kFloatMeanRatio), the parameters' key stepping as ps.
 template <class T, class PS>
 void forward_group_row(const NormArgs &a, const int64_t *off, int64_t len, bool stream, PS ps) {
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     T *y = static_cast<T *>(a.out) + off[kNormOut];
     double s = 0, q = 0;
-    stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, false);
+    stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, prefetches<T>(a));
     const double mean = a.rms ? 0.0 : s / double(len), var_raw = q / double(len) - mean * mean;
     const double var = var_raw > 0 ? var_raw : 0.0, inv = 1.0 / std::sqrt(var + a.epsilon);
     a.stat_partial[off[kNormStat]] = mean;
@@ -508,8 +508,9 @@ void grad_sums_rows(const NormArgs &a, const int64_t *off, int64_t len, const in
 }
 
 // grad_sums along a run in one statistics group whose elements have
-// parameter groups of their own (layer norm): the statistics sums as in
-// stats_same, the parameter ones restrict-qualified as in grad_sums_own.
+// parameter groups of their own (layer norm): the statistics sums as
+// `omp simd` reductions (stats_same), the parameter ones
+// restrict-qualified as in grad_sums_own.
 template <bool Fused, class T, class XS, class DS>
 void grad_sums_same(int64_t len, const T *__restrict x, XS xs, const T *__restrict dy, DS dys,
                     T *__restrict dz, int64_t dzs, const unsigned char *__restrict mask, int64_t ms, double mean,
@@ -759,7 +760,7 @@ void grad_group_row(const NormArgs &a, const int64_t *off, int64_t len, double *
         mean = a.rms ? 0.0 : a.mean[so], inv = a.inv[so];
     } else {
         double s = 0, q = 0;
-        stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, false);
+        stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, prefetches<T>(a));
         mean = a.rms ? 0.0 : s / double(len);
         const double var = q / double(len) - mean * mean;
         inv = 1.0 / std::sqrt((var > 0 ? var : 0.0) + a.epsilon);
