@@ -418,11 +418,20 @@ void forward_group_row(const NormArgs &a, const int64_t *off, int64_t len, bool 
     const int64_t po = off[kNormParam];
     const auto run = [&](auto compute, const auto *scale, const auto *bias) {
         using C = typename decltype(compute)::type;
-        const C ca = static_cast<C>(inv), cb = static_cast<C>(-mean * inv), alpha = static_cast<C>(a.alpha);
-        write_row(y, len, static_cast<C>(a.beta), a.beta != 0, stream, [&](int64_t i) {
-            const int64_t p = po + ps.at(i);
-            return ((load<C>(x + i) * ca + cb) * static_cast<C>(scale[p]) + static_cast<C>(bias[p])) * alpha;
-        });
+        const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+        if constexpr (PS::kZero) {
+            // One parameter group per row: folded as BN's (run_forward), so
+            // that the loop reads no array y might alias.
+            const double fa = inv * a.dscale[po], fb = a.dbias[po] - mean * fa;
+            const C ca = static_cast<C>(fa), cb = static_cast<C>(fb);
+            write_row(y, len, beta, a.beta != 0, stream, [&](int64_t i) { return (load<C>(x + i) * ca + cb) * alpha; });
+        } else {
+            const C ca = static_cast<C>(inv), cb = static_cast<C>(-mean * inv);
+            write_row(y, len, beta, a.beta != 0, stream, [&](int64_t i) {
+                const int64_t p = po + i;
+                return ((load<C>(x + i) * ca + cb) * static_cast<C>(scale[p]) + static_cast<C>(bias[p])) * alpha;
+            });
+        }
     };
     if constexpr (std::is_same_v<T, float>) {
         if (std::abs(mean) * inv <= kFloatMeanRatio) {
@@ -793,10 +802,17 @@ void grad_group_row(const NormArgs &a, const int64_t *off, int64_t len, double *
     const double ca = ai, cb = -ai * inv * m2, cc = ai * (mean * inv * m2 - m1);
     const auto run = [&](auto compute, const auto *sc) {
         using C = typename decltype(compute)::type;
-        const C ka = static_cast<C>(ca), kb = static_cast<C>(cb), kc = static_cast<C>(cc);
-        write_row(dx, len, static_cast<C>(a.beta), a.beta != 0, false, [&](int64_t i) {
-            return load<C>(dy + i) * static_cast<C>(sc[po + ps.at(i)]) * ka + (load<C>(x + i) * kb + kc);
-        });
+        const C kb = static_cast<C>(cb), kc = static_cast<C>(cc), beta = static_cast<C>(a.beta);
+        if constexpr (PS::kZero) {  // folded, as forward_group_row does
+            const C ka = static_cast<C>(ca * scale[0]);
+            write_row(dx, len, beta, a.beta != 0, false,
+                      [&](int64_t i) { return load<C>(dy + i) * ka + (load<C>(x + i) * kb + kc); });
+        } else {
+            const C ka = static_cast<C>(ca);
+            write_row(dx, len, beta, a.beta != 0, false, [&](int64_t i) {
+                return load<C>(dy + i) * static_cast<C>(sc[po + i]) * ka + (load<C>(x + i) * kb + kc);
+            });
+        }
     };
     if constexpr (std::is_same_v<T, float>) {
         if (!a.wide && std::abs(mean) * inv <= kFloatMeanRatio) {
