@@ -98,8 +98,8 @@ struct NormKernels {
     void (*grad_input)(const ExecContext &, const NormArgs &);
     // Where each of the loop's rows is one whole statistics group (by_rows,
     // x and y contiguous along it, no add, activation or mask): per row its
-    // statistics into stat_partial, then y as forward's with the parameters
-    // unfolded, one pass over the row while it is in cache.
+    // statistics into stat_partial, then y as forward's, one pass over the
+    // row while it is in cache.
     void (*forward_groups)(const ExecContext &, const NormArgs &);
     // The backward pass on the same rows: per row its sums, then dx; the
     // parameters' {sum dy, sum dy xhat} per chunk of rows into
