@@ -323,15 +323,14 @@ bool forward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, c
     a.loop = make_loop(p, L, &p.y, nullptr, nullptr, false);
     if (!rows_are_groups(p, a.loop, false)) return false;
     const std::vector<double> scale = gather(p, L, true, b.scale), bias = gather(p, L, true, b.bias);
-    const bool f32 = p.dt == ANYDNN_DATA_FLOAT;
-    const std::vector<float> fscale = f32 ? std::vector<float>(scale.begin(), scale.end()) : std::vector<float>{},
-                             fbias = f32 ? std::vector<float>(bias.begin(), bias.end()) : std::vector<float>{};
+    const bool wide = p.dt != ANYDNN_DATA_FLOAT;  // the rows in float: float data only
+    const ComputeArray c_scale(wide, scale), c_bias(wide, bias);
     std::vector<double> stats(2 * p.nstats);
     a.x = b.x;
     a.out = b.y;
     a.by_rows = true;
-    a.cscale = f32 ? static_cast<const void *>(fscale.data()) : scale.data();
-    a.cbias = f32 ? static_cast<const void *>(fbias.data()) : bias.data();
+    a.cscale = c_scale.data();
+    a.cbias = c_bias.data();
     a.dscale = scale.data();
     a.dbias = bias.data();
     a.alpha = p.alpha;
@@ -538,14 +537,13 @@ bool backward_by_groups(const Handle &h, const NormProblem &p, const Layout &L, 
     std::vector<double> mean, inv;
     if (b.saved_mean != nullptr) mean = gather(p, L, false, b.saved_mean), inv = gather(p, L, false, b.saved_inv);
     const std::vector<double> scale = gather(p, L, true, b.scale);
-    const bool f32 = p.dt == ANYDNN_DATA_FLOAT;
-    const std::vector<float> fscale = f32 ? std::vector<float>(scale.begin(), scale.end()) : std::vector<float>{};
+    const ComputeArray c_scale(p.dt != ANYDNN_DATA_FLOAT, scale);  // as forward_by_groups
     a.x = b.x;
     a.in2 = b.dy;
     a.out = b.dx;
     a.mean = mean.empty() ? nullptr : mean.data();
     a.inv = inv.empty() ? nullptr : inv.data();
-    a.cscale = f32 ? static_cast<const void *>(fscale.data()) : scale.data();
+    a.cscale = c_scale.data();
     a.dscale = scale.data();
     a.wide = p.m < kFloatMinGroup;  // as wide_compute's backward
     a.alpha = p.alpha;

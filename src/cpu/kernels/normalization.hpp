@@ -401,18 +401,28 @@ void forward_typed(const ExecContext &ctx, const NormArgs &a) {
 
 // ---- Forward, a statistics group per row ------------------------------------
 
-// One row of forward_groups: the sums (stats_same), the group's mean and
-// variance by batch_stats's formulas (the sums' order differs: the last
-// bits may too), then y in float unless |mean| * inv calls for double
-// (kFloatMeanRatio), the parameters' key stepping as ps.
-template <class T, class PS>
-void forward_group_row(const NormArgs &a, const int64_t *off, int64_t len, bool stream, PS ps) {
-    const T *x = static_cast<const T *>(a.x) + off[kNormX];
-    T *y = static_cast<T *>(a.out) + off[kNormOut];
+// The statistics of one whole group, the contiguous row x: the sums
+// (stats_same), then mean, variance and 1 / sqrt(variance + epsilon) by
+// batch_stats's formulas (the sums' order differs: the last bits may too).
+template <class T>
+void row_statistics(const NormArgs &a, const T *x, int64_t len, double *mean, double *var, double *inv) {
     double s = 0, q = 0;
     stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, prefetches<T>(a));
-    const double mean = a.rms ? 0.0 : s / double(len), var_raw = q / double(len) - mean * mean;
-    const double var = var_raw > 0 ? var_raw : 0.0, inv = 1.0 / std::sqrt(var + a.epsilon);
+    *mean = a.rms ? 0.0 : s / double(len);
+    const double v = q / double(len) - *mean * *mean;
+    *var = v > 0 ? v : 0.0;
+    *inv = 1.0 / std::sqrt(*var + a.epsilon);
+}
+
+// One row of forward_groups: its statistics (row_statistics), then y in
+// float unless |mean| * inv calls for double (kFloatMeanRatio), the
+// parameters' key stepping as PS.
+template <class T, class PS>
+void forward_group_row(const NormArgs &a, const int64_t *off, int64_t len, bool stream, PS) {
+    const T *x = static_cast<const T *>(a.x) + off[kNormX];
+    T *y = static_cast<T *>(a.out) + off[kNormOut];
+    double mean, var, inv;
+    row_statistics(a, x, len, &mean, &var, &inv);
     a.stat_partial[off[kNormStat]] = mean;
     a.stat_partial[a.nstats + off[kNormStat]] = var;
     const int64_t po = off[kNormParam];
@@ -753,27 +763,19 @@ void grad_input_typed(const ExecContext &ctx, const NormArgs &a) {
 
 // ---- Backward, a statistics group per row -----------------------------------
 
-// One row of grad_groups: its statistics (saved, else as forward_group_row
-// computes them), the sums of g = dy * scale and g xhat over the row and
+// One row of grad_groups: its statistics (saved, else row_statistics), the sums of g = dy * scale and g xhat over the row and
 // each parameter's {sum dy, sum dy xhat} into sums (nparams apart), all in
 // double; then dx as grad_input's coefficients make it, in float unless
 // the call (wide) or |mean| * inv calls for double.
 template <class T, class PS>
-void grad_group_row(const NormArgs &a, const int64_t *off, int64_t len, double *sums, PS ps) {
+void grad_group_row(const NormArgs &a, const int64_t *off, int64_t len, double *sums, PS) {
     const T *x = static_cast<const T *>(a.x) + off[kNormX];
     const T *dy = static_cast<const T *>(a.in2) + off[kNormIn2];
     T *dx = static_cast<T *>(a.out) + off[kNormOut];
     const int64_t so = off[kNormStat], po = off[kNormParam];
-    double mean, inv;
-    if (a.mean != nullptr) {
-        mean = a.rms ? 0.0 : a.mean[so], inv = a.inv[so];
-    } else {
-        double s = 0, q = 0;
-        stats_same(len, x, std::integral_constant<int64_t, 1>{}, &s, &q, prefetches<T>(a));
-        mean = a.rms ? 0.0 : s / double(len);
-        const double var = q / double(len) - mean * mean;
-        inv = 1.0 / std::sqrt((var > 0 ? var : 0.0) + a.epsilon);
-    }
+    double mean, var, inv;
+    if (a.mean != nullptr) mean = a.rms ? 0.0 : a.mean[so], inv = a.inv[so];
+    else row_statistics(a, x, len, &mean, &var, &inv);
     const double *scale = a.dscale + po;
     double *sd = sums + po, *sdx = sums + a.nparams + po;
     double c1 = 0, c2 = 0;
