@@ -233,10 +233,10 @@ const char *const kEdgeShapes[] = {
     "g32ic32ih7iw23oc32kh3kw3sh2sw2ph2pw2dh1dw1",  // depthwise strips, 16-channel blocks, strided, dilated
     "g72ic72ih5iw9oc72kh3kw3ph1pw2",    // depthwise channels first in blocks: 64 + 8 (zero-padded) channels
     "g20ic20ih9iw30oc20kh3kw5sh2sw1ph2pw3dh1dw2",  // blocks: strips of 14, 7, 4 and 3, strided, dilated
-    "g3ic3ih4iw37oc6kh3kw3ph1pw1",      // depthwise, multiplier 2, rows of 32+: channels first by planes
+    "g3ic3ih4iw37oc6kh3kw3ph1pw1",      // depthwise, multiplier 2, rows of 32+: channels first by rows
     "g5ic5ih6iw75oc5kh5kw3sh2sw2ph2pw1dh1dw1",  // the same strided and dilated
-    "g4ic4ih9iw70oc4kh3kw3sh2sw2ph1pw2",  // planes, stride 2 along w: rows split by column phase
-    "g4ic4id2ih9iw70oc4kd2kh3kw3sd2sh2sw2ph1pw2",  // the same 3-D: planes, not split
+    "g4ic4ih9iw70oc4kh3kw3sh2sw2ph1pw2",  // rows, stride 2 along w: rows split by column phase
+    "g4ic4id2ih9iw70oc4kd2kh3kw3sd2sh2sw2ph1pw2",  // the same 3-D: the copies
     "ic4id1ih9iw9oc4kd1kh3kw3pd1ph1pw1",  // 3-D, one slice padded: not Winograd's
     "ic3id5ih6iw7oc4kd3kh3kw3pd1ph1pw1sd2",
     "g2ic4id4ih4iw4oc6kd2kh2kw2sd2sh2sw2",
@@ -325,6 +325,27 @@ TEST_P(ConvEdge, DepthwiseBlocksAnyThreadCount) {
             for (int mb : {1, 2}) {
                 Checker checker(make_case(text, mb, Layout::nchw));
                 for (Mode mode : {Mode::beta0, Mode::fused})
+                    EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT, mode))
+                        << text << " mb" << mb << ", " << threads << " threads";
+                if (HasFailure()) return;
+            }
+    }
+}
+
+// DIRECT depthwise channels first by rows (depthwise_rows): the bands of
+// output rows come from the L1 budget (tall images: several bands, the
+// last one shorter) and from the thread count (few channels: more bands
+// than the budget needs); strides 1 and 2 along each axis, dilation,
+// channel multipliers.
+TEST_P(ConvEdge, DepthwiseRowsAnyThreadCount) {
+    for (int threads : {1, 2, 3, 8}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        for (const char *text : {"g3ic3ih203iw40oc3kh3ph1", "g2ic2ih61iw100oc4kh3kw5sh2sw2ph1pw2",
+                                 "g5ic5ih33iw67oc5kh3kw3sw2ph2pw2dh1dw1", "g1ic1ih90iw33oc1kh5kw3sh2ph2pw1"})
+            for (int mb : {1, 2}) {
+                Checker checker(make_case(text, mb, Layout::nchw));
+                for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused})
                     EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT, mode))
                         << text << " mb" << mb << ", " << threads << " threads";
                 if (HasFailure()) return;

@@ -303,21 +303,12 @@ struct ConvWinogradFilterKernels {
 };
 ANYDNN_DECLARE_ISA_TABLE(ConvWinogradFilterKernels, conv_winograd_bwd_filter)
 
-// The depthwise kernel with x channels first (x's channel stride not 1)
-// runs channel by channel on x's planes (ConvPrecompPlan) of the
-// one-channel geometry: every tap's input is then a contiguous run of the
-// planes, so an output row block is a few vector FMAs per tap (the junk
-// columns dropped by the epilogue). depthwise_planes plans that geometry;
-// false for output rows under 32 pixels or where plan_conv_planes does not
-// take it (beyond kConvMaxTaps or kConvMaxStride), and the kernel then works
-// on copies of one image: x channels last in x's type, and, when y is
-// packed channels first in the compute type (y_back), the sums channels last
-// and (fused or alpha/beta) channels first again for the epilogue, each oc x
-// pixels, y_offset bytes from the copies' start.
-bool depthwise_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
-// Compute-type elements of a worker's planes and sums (vector padding included).
-int64_t depthwise_plane_elems(const ConvPrecompPlan &pl);
-int64_t depthwise_sum_elems(const ConvPrecompPlan &pl);
+// The depthwise kernel with x channels first where depthwise_rows and
+// depthwise_blocks decline works on copies of one image: x channels last
+// in x's type, and, when y is packed channels first in the compute type
+// (y_back), the sums channels last and (fused or alpha/beta) channels first
+// again for the epilogue, each oc x pixels, y_offset bytes from the copies'
+// start.
 struct DepthwiseCopies {
     bool y_back = false;
     std::size_t y_offset = 0, bytes = 0;
@@ -373,6 +364,30 @@ struct ConvFewChannelsKernels {
                 void *workspace);
 };
 ANYDNN_DECLARE_ISA_TABLE(ConvFewChannelsKernels, conv_few_channels)
+
+// DIRECT for depthwise convolutions with x channels first
+// (kernels/conv_depthwise_rows.hpp): 2-D, x's w stride 1, stride 1 or 2
+// along h and w, output rows of kDepthwiseRowsMinWidth pixels or more, at
+// most kDepthwiseRowsMaxTaps taps. Items are (image, channel, one of `bands`
+// bands of `band` output rows). A worker's buffers (worker_elems
+// compute-type elements): the band's padded input planes (stride[1] x
+// stride[2] phases of plane_rows x pitch), `slack` zeros past them, at
+// stride 2 along w one padded row before its split, the band's sums
+// (band x pitch + slack) and the filter of one input channel's outputs.
+constexpr int64_t kDepthwiseRowsMaxTaps = 64;
+constexpr int64_t kDepthwiseRowsMinWidth = 32;
+constexpr int kDepthwiseRowsMaxWorkers = 64;
+struct DepthwiseRows {
+    int64_t pitch = 0, band = 0, bands = 1, plane_rows = 0, slack = 0, worker_elems = 0;
+};
+bool depthwise_rows(const ops::ConvGeometry &g, int threads, DepthwiseRows *r);
+std::size_t conv_depthwise_rows_workspace(const DepthwiseRows &r, anydnnDataType_t compute, int threads);
+
+struct ConvDepthwiseRowsKernels {
+    void (*run)(const ExecContext &, const ops::ConvForwardProblem &, const DepthwiseRows &, const ConvOperands &,
+                void *workspace);
+};
+ANYDNN_DECLARE_ISA_TABLE(ConvDepthwiseRowsKernels, conv_depthwise_rows)
 
 // Workspace of the depthwise kernel on `threads` threads: the buffers of
 // each worker (depthwise_blocks), or the filter as [tap][K] in the compute

@@ -482,33 +482,16 @@ double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo,
 
 }  // namespace
 
-// Rows of fewer than 32 outputs go through the copies: a channel of a 14 x
-// 14 or 7 x 7 image is too little work for the per-channel overheads (the
-// planes copy, a call per row); MobileNet-v2's 7 x 7 layers ran 6x slower
-// channel by channel than transposed.
-bool depthwise_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl) {
-    if (g.xs[1] == 1 || g.out[2] < 32) return false;
-    ops::ConvGeometry one = g;
-    one.n = 1, one.groups = 1, one.icg = 1, one.ocg = 1;
-    return plan_conv_planes(one, pl) == kSuccess;
-}
-
-// A vector past the planes' end (zeros) and past the sums' end (one output
-// row): a row's last block loads and stores whole vectors. The sums' buffer
-// also holds a padded input row of 2 L[2] (fill_planes_split_w).
-int64_t depthwise_plane_elems(const ConvPrecompPlan &pl) { return pl.phases * pl.plane_pixels + 16; }
-int64_t depthwise_sum_elems(const ConvPrecompPlan &pl) { return 2 * pl.L[2] + 16; }
-
 // 256 KiB: half of a Zen 3 core's L2.
 constexpr std::size_t kDepthwiseBlockBytes = 256 << 10;
 
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b) {
-    // Rows of 32 or more go by planes: faster there (MobileNet-v2's 112 x
-    // 112 layer 1.3x slower in blocks, 56 x 56 1.2x; the stride-2 layers
-    // from them alike).
-    ConvPrecompPlan pl;
+    // Rows of 32 or more go by depthwise_rows: faster there (MobileNet-v2's
+    // 112 x 112 layer 1.3x slower in blocks than by planes, 56 x 56 1.2x;
+    // the stride-2 layers from them alike).
+    DepthwiseRows rows;
     if (g.xs[1] == 1 || g.ocg != 1 || g.dt != g.compute || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 ||
-        !conv_packed_spatial(g.in, g.xs, 1) || depthwise_planes(g, &pl))
+        !conv_packed_spatial(g.in, g.xs, 1) || depthwise_rows(g, threads, &rows))
         return false;
     const int64_t s = g.stride[1], reach = (g.k[1] - 1) * g.dil[1] + 1, in_w = g.in[2], out_w = g.out[2];
     const int64_t wp = (out_w - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1;  // the columns the taps reach
@@ -565,11 +548,46 @@ std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads) {
     DepthwiseBlocks b;
     if (depthwise_blocks(g, threads, &b))
         return 64 + workers * round64(static_cast<std::size_t>(b.worker_elems) * esize);
-    ConvPrecompPlan pl;
-    if (!depthwise_planes(g, &pl)) return 64 + filter + depthwise_copies(g).bytes;
-    const std::size_t worker = round64(static_cast<std::size_t>(depthwise_plane_elems(pl)) * esize) +
-                               round64(static_cast<std::size_t>(depthwise_sum_elems(pl)) * esize);
-    return 64 + filter + workers * worker;
+    return 64 + filter + depthwise_copies(g).bytes;
+}
+
+// A band's planes and sums in about 24 KiB: in L1 beside the filter's
+// taps while every tap reads the planes (Zen 3's L1 holds 32 KiB).
+constexpr std::size_t kDepthwiseRowsBandBytes = 24 << 10;
+
+bool depthwise_rows(const ops::ConvGeometry &g, int threads, DepthwiseRows *r) {
+    // Narrower rows go by depthwise_blocks: a 28-wide layer's channels
+    // (MobileNet-v2's b5) took 1.2-1.5x longer here, its bands' copies,
+    // epilogue rows and short taps passes costing more than the transposes.
+    if (g.icg != 1 || g.xs[4] != 1 || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 || g.pad[0] != 0 ||
+        g.stride[1] > 2 || g.stride[2] > 2 || g.out[2] < kDepthwiseRowsMinWidth || g.taps() > kDepthwiseRowsMaxTaps)
+        return false;
+    const int64_t sh = g.stride[1], sw = g.stride[2], out_h = g.out[1];
+    const int64_t extra = (g.k[1] - 1) * g.dil[1] / sh;  // plane rows past a band's output rows
+    const int64_t reach_w = (g.k[2] - 1) * g.dil[2];     // the furthest tap's column
+    r->pitch = g.out[2] + reach_w / sw;
+    // Whole vectors past a band's last virtual pixel, and the furthest tap's shift.
+    r->slack = (reach_w + 31) / 16 * 16;
+    // The most output rows whose planes and sums fit, at least one; then
+    // bands of equal rows, more of them where the images' channels are too
+    // few to share out.
+    const int64_t budget = static_cast<int64_t>(kDepthwiseRowsBandBytes / dtype_size(g.compute));
+    const int64_t per_row = (sh * sw + 1) * r->pitch, fixed = sh * sw * extra * r->pitch;
+    const int64_t fit = std::clamp<int64_t>((budget - fixed) / per_row, 1, out_h);
+    const int64_t channels = g.n * g.groups, team = std::max(threads, 1);
+    const int64_t bands = std::clamp<int64_t>(std::max((out_h + fit - 1) / fit, (4 * team + channels - 1) / channels),
+                                              1, out_h);
+    r->band = (out_h + bands - 1) / bands;
+    r->bands = (out_h + r->band - 1) / r->band;
+    r->plane_rows = r->band + extra;
+    r->worker_elems = sh * sw * r->plane_rows * r->pitch + r->slack + (sw == 2 ? 2 * r->pitch : 0) +
+                      r->band * r->pitch + r->slack + g.ocg * g.taps();
+    return true;
+}
+
+std::size_t conv_depthwise_rows_workspace(const DepthwiseRows &r, anydnnDataType_t compute, int threads) {
+    const std::size_t workers = static_cast<std::size_t>(std::clamp(threads, 1, kDepthwiseRowsMaxWorkers));
+    return 64 + workers * round64(static_cast<std::size_t>(r.worker_elems) * dtype_size(compute));
 }
 
 // A worker's buffers in about 256 KiB (half of a Zen 3 core's L2), and
@@ -633,7 +651,9 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: {
         FewChannels f;
+        DepthwiseRows r;
         if (few_channels(g, h.threads(), &f)) *bytes = conv_few_channels_workspace(f, g.compute, h.threads());
+        else if (depthwise_rows(g, h.threads(), &r)) *bytes = conv_depthwise_rows_workspace(r, g.compute, h.threads());
         else if (is_depthwise(g)) *bytes = conv_depthwise_workspace(g, h.threads());
         else
             return fail(ANYDNN_STATUS_NOT_SUPPORTED,
@@ -682,7 +702,9 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
     }
     case ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT: {
         FewChannels f;
+        DepthwiseRows r;
         if (few_channels(p.geo, h.threads(), &f)) conv_few_channels_kernels(h.isa).run(ctx, p, f, o, workspace);
+        else if (depthwise_rows(p.geo, h.threads(), &r)) conv_depthwise_rows_kernels(h.isa).run(ctx, p, r, o, workspace);
         else k.depthwise(ctx, p, o, workspace);
         return;
     }

@@ -541,130 +541,9 @@ void depthwise_channels_last(const ExecContext &ctx, const ops::ConvForwardProbl
     else depthwise_channels_inner<T, C>(ctx, p, o, wr);
 }
 
-// sums[i .. i + NV W) = sum over taps t of w[t * w_step] * tap t's plane run
-// at planes + i (ConvPrecompPlan's pixel numbering), held in registers: a
-// load and an FMA per tap and vector.
-template <int NV, class C>
-ANYDNN_ALWAYS_INLINE void depthwise_plane_block(const ConvPrecompPlan &pl, const C *planes, const C *w,
-                                                int64_t w_step, int64_t i, C *sums) {
-    using V = vec_t<C>;
-    constexpr int W = kVectorBytes / sizeof(C);
-    V acc[NV];
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[v] = V{};
-    for (int64_t t = 0; t < pl.taps; ++t) {
-        const C *src = planes + pl.tap_phase[t] * pl.phase_stride + pl.tap_pixel[t] + i;
-        const C wt = w[t * w_step];
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[v] += load_vec<V>(src + v * W) * wt;
-    }
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) store_vec(sums + i + v * W, acc[v]);
-}
-
-// The sums of one output row, virtual pixels [i0, i0 + n) into sums[0, n)
-// and a little past (whole vectors: into the planes' zero padding and the
-// sums' own, depthwise_plane_elems and depthwise_sum_elems), 8 vectors at a
-// time and the rest in one block.
-template <class C>
-[[gnu::noinline]] void depthwise_plane_row(const ConvPrecompPlan &pl, const C *planes, const C *w, int64_t w_step,
-                                           int64_t i0, int64_t n, C *sums) {
-    constexpr int W = kVectorBytes / sizeof(C);
-    const C *at = planes + i0;
-    int64_t j = 0;
-    for (; j + 8 * W <= n; j += 8 * W) depthwise_plane_block<8>(pl, at, w, w_step, j, sums);
-    switch ((n - j + W - 1) / W) {
-    case 7: return depthwise_plane_block<7>(pl, at, w, w_step, j, sums);
-    case 6: return depthwise_plane_block<6>(pl, at, w, w_step, j, sums);
-    case 5: return depthwise_plane_block<5>(pl, at, w, w_step, j, sums);
-    case 4: return depthwise_plane_block<4>(pl, at, w, w_step, j, sums);
-    case 3: return depthwise_plane_block<3>(pl, at, w, w_step, j, sums);
-    case 2: return depthwise_plane_block<2>(pl, at, w, w_step, j, sums);
-    case 1: return depthwise_plane_block<1>(pl, at, w, w_step, j, sums);
-    default: return;
-    }
-}
-
-// fill_planes for one channel of a 2-D geometry (channels first, x of C
-// with its w stride 1) whose w stride is 2 with both column phases used:
-// each x row padded into `row` (2 L[2] elements) and split into its two
-// phase rows by vector shuffles, the rows outside x zeroed (depthwise
-// planes: L[0] = 1, phases (h residue, w residue)). The generic
-// path read each row once per column phase with strided loads: two thirds
-// of MobileNet-v2's 112 x 112 stride-2 depthwise layer's time.
-template <class C>
-void fill_planes_split_w(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, const C *x, C *planes, C *row) {
-    const int64_t L1 = pl.L[1], L2 = pl.L[2], pad = g.pad[2];
-    const int64_t lo = std::clamp<int64_t>(pad, 0, 2 * L2), hi = std::clamp<int64_t>(pad + g.in[2], lo, 2 * L2);
-    std::memset(row, 0, static_cast<std::size_t>(lo) * sizeof(C));
-    std::memset(row + hi, 0, static_cast<std::size_t>(2 * L2 - hi) * sizeof(C));
-    for (int64_t ph = 0; ph < pl.residues[1]; ++ph) {
-        // Column phase 0 is residue 0 (tap kw = 0's), phase 1 residue 1.
-        C *even = planes + ph * 2 * pl.phase_stride, *odd = even + pl.phase_stride;
-        for (int64_t r1 = 0; r1 < L1; ++r1, even += L2, odd += L2) {
-            const int64_t ih = r1 * g.stride[1] + pl.residue_value[1][ph] - g.pad[1];
-            if (ih < 0 || ih >= g.in[1]) {
-                std::memset(even, 0, static_cast<std::size_t>(L2) * sizeof(C));
-                std::memset(odd, 0, static_cast<std::size_t>(L2) * sizeof(C));
-                continue;
-            }
-            std::memcpy(row + lo, x + ih * g.xs[3] + (lo - pad), static_cast<std::size_t>(hi - lo) * sizeof(C));
-            deinterleave_pair(row, L2, even, odd);
-        }
-    }
-}
-
-// x channels first, planned by depthwise_planes: each worker takes whole
-// (image, input channel) pairs, copies the channel's planes (padded, split
-// by the stride's phases) into L2, and per output channel of it sums the
-// taps over the planes a row at a time (depthwise_plane_row) and runs the
-// epilogue on it. One fork for the whole call, nothing shared between workers.
-template <class T, class C>
-void depthwise_planes_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
-                            const C *wr, const ConvPrecompPlan &pl, void *buffers) {
-    const ops::ConvGeometry &g = p.geo;
-    const Epilogue<T, C> epi = full_epilogue<T, C>(p, o);
-    const int64_t ic = g.groups * g.icg, oc_total = g.groups * g.ocg, items = g.n * ic;
-    const int64_t plane_elems = depthwise_plane_elems(pl), sum_elems = depthwise_sum_elems(pl);
-    const int64_t rows = pl.phases * pl.L[0] * pl.L[1];  // fill_planes' rows of one channel
-    // (The sums' buffer is fill_planes_split_w's row until the sums need it.)
-    const bool split_w = std::is_same_v<T, C> && g.xs[4] == 1 && g.in[0] == 1 && g.k[0] == 1 && g.pad[0] == 0 &&
-                         g.stride[2] == 2 && pl.residues[2] == 2;
-    ops::ConvGeometry one = g;
-    one.n = 1, one.groups = 1, one.icg = 1, one.ocg = 1;
-    const int workers = static_cast<int>(std::clamp<int64_t>(
-        g.flops() >= 1e6 ? imin_(ctx.threads, items) : 1, 1, 64));
-    auto work = [&](int t) {
-        WorkspaceCursor cur(static_cast<unsigned char *>(buffers));
-        C *planes = nullptr, *sums = nullptr;
-        for (int k = 0; k <= t; ++k) {
-            planes = cur.take<C>(plane_elems);
-            sums = cur.take<C>(sum_elems);
-        }
-        for (int64_t j = pl.phases * pl.plane_pixels; j < plane_elems; ++j) planes[j] = C(0);
-        for (int64_t q = items * t / workers; q < items * (t + 1) / workers; ++q) {
-            const int64_t img = q / ic, c = q % ic;
-            const T *xc = static_cast<const T *>(o.x) + img * g.xs[0] + c * g.xs[1];
-            if (split_w) fill_planes_split_w(one, pl, reinterpret_cast<const C *>(xc), planes, sums);
-            else fill_planes(one, pl, xc, planes, 0, rows);
-            for (int64_t oc = c * g.ocg; oc < (c + 1) * g.ocg; ++oc) {
-                for (int64_t od = 0; od < g.out[0]; ++od)
-                    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-                        depthwise_plane_row(pl, planes, wr + oc, oc_total, (od * pl.L[1] + oh) * pl.L[2], g.out[2],
-                                            sums);
-                        epi.run(sums, g.out[2],
-                                img * g.ys[0] + oc * g.ys[1] + od * g.ys[2] + oh * g.ys[3], g.ys[4],
-                                img * p.zs[0] + oc * p.zs[1] + od * p.zs[2] + oh * p.zs[3], p.zs[4], oc, 0);
-                    }
-            }
-        }
-    };
-    parallel_workers(workers, work);
-}
-
-// x channels first where depthwise_planes and depthwise_blocks decline
-// (rows under 32 pixels with a channel multiplier, f16/bf16 storage, 3-D,
-// or x's pixels not packed): each image is copied channels last (a blocked
+// x channels first where depthwise_rows and depthwise_blocks decline
+// (rows under 32 pixels with a channel multiplier or f16/bf16 storage, 3-D,
+// strides over 2, or x's pixels not packed): each image is copied channels last (a blocked
 // transpose when its pixels are packed), the channels-innermost loops run
 // on the copy, and their sums come back channels first the same way when y
 // is packed channels first in the compute type: a transpose straight into y
@@ -862,9 +741,7 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
     depthwise_filter<T, C>(ctx, g, static_cast<const T *>(o.w), wr);
     if (g.xs[1] != 1) {
         void *rest = align64(reinterpret_cast<unsigned char *>(wr + g.taps() * g.groups * g.ocg));
-        ConvPrecompPlan pl;
-        if (depthwise_planes(g, &pl)) depthwise_planes_typed<T, C>(ctx, p, o, wr, pl, rest);
-        else depthwise_channels_first<T, C>(ctx, p, o, wr, rest);
+        depthwise_channels_first<T, C>(ctx, p, o, wr, rest);
     } else {
         depthwise_channels_last<T, C>(ctx, p, o, wr);
     }
