@@ -235,6 +235,7 @@ const char *const kEdgeShapes[] = {
     "g20ic20ih9iw30oc20kh3kw5sh2sw1ph2pw3dh1dw2",  // blocks: strips of 14, 7, 4 and 3, strided, dilated
     "g3ic3ih4iw37oc6kh3kw3ph1pw1",      // depthwise, multiplier 2, rows of 32+: channels first by rows
     "g5ic5ih6iw75oc5kh5kw3sh2sw2ph2pw1dh1dw1",  // the same strided and dilated
+    "g2ic2ih1iw125oc2kh3kw3ph1pw1",     // rows: a taps pass of 127 sums, the last 7.x vectors of every width
     "g4ic4ih9iw70oc4kh3kw3sh2sw2ph1pw2",  // rows, stride 2 along w: rows split by column phase
     "g4ic4id2ih9iw70oc4kd2kh3kw3sd2sh2sw2ph1pw2",  // the same 3-D: the copies
     "ic4id1ih9iw9oc4kd1kh3kw3pd1ph1pw1",  // 3-D, one slice padded: not Winograd's
