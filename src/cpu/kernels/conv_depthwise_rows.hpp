@@ -20,16 +20,6 @@
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
 
-// Prefetches each line of [p, p + bytes) into L2 (for writing with
-// `write`): a row's worth at a time, between row copies.
-inline void prefetch_row(const void *p, int64_t bytes, bool write) {
-    const auto at = reinterpret_cast<uintptr_t>(p);
-    for (int64_t i = 0; i < bytes; i += 64) {
-        if (write) __builtin_prefetch(reinterpret_cast<const void *>(at + uintptr_t(i)), 1, 2);
-        else __builtin_prefetch(reinterpret_cast<const void *>(at + uintptr_t(i)), 0, 2);
-    }
-}
-
 // d[0, n) = x's s[0, n) in the compute type.
 template <class T, class C>
 void copy_row(const T *s, int64_t n, C *d) {
@@ -75,24 +65,10 @@ void depthwise_rows_typed(const ExecContext &ctx, const ops::ConvForwardProblem 
             for (int64_t m = 0; m < g.ocg; ++m)
                 for (int64_t k = 0; k < taps; ++k)
                     wt[m * taps + k] = load<C>(static_cast<const T *>(o.w) + (c * g.ocg + m) * g.ws[0] + tap_w[k]);
-            // While the rows are copied, the lines of the next item's rows
-            // (ahead of its copies) and of this item's outputs (ahead of
-            // its epilogue: the stores waited on them) come into L2.
-            const int64_t nq = q + 1 < items ? q + 1 : q, nimg = nq / (ic * r.bands), nc = nq / r.bands % ic;
-            const int64_t next_top = nq % r.bands * r.band * sh - g.pad[1];
-            const T *next_x = static_cast<const T *>(o.x) + nimg * g.xs[0] + nc * g.xs[1];
-            const bool y_rows = g.ys[4] == 1;
             // Plane row j of row phase a is padded row (oh0 + j) sh + a.
             for (int64_t a = 0; a < sh; ++a)
                 for (int64_t j = 0; j < r.plane_rows; ++j) {
-                    const int64_t ih = (oh0 + j) * sh + a - g.pad[1], next_ih = next_top + j * sh + a;
-                    if (next_ih >= 0 && next_ih < g.in[1])
-                        prefetch_row(next_x + next_ih * g.xs[3], g.in[2] * sizeof(T), false);
-                    if (a == 0 && y_rows && j < nb)
-                        for (int64_t m = 0; m < g.ocg; ++m)
-                            prefetch_row(static_cast<T *>(o.y) + img * g.ys[0] + (c * g.ocg + m) * g.ys[1] +
-                                             (oh0 + j) * g.ys[3],
-                                         g.out[2] * sizeof(T), true);
+                    const int64_t ih = (oh0 + j) * sh + a - g.pad[1];
                     C *row = planes + a * sw * plane + j * pitch;
                     if (ih < 0 || ih >= g.in[1]) {
                         for (int64_t b = 0; b < sw; ++b)
