@@ -365,11 +365,12 @@ struct ConvFewChannelsKernels {
 };
 ANYDNN_DECLARE_ISA_TABLE(ConvFewChannelsKernels, conv_few_channels)
 
-// DIRECT for depthwise convolutions with x channels first
-// (kernels/conv_depthwise_rows.hpp): 2-D, x's w stride 1, stride 1 or 2
-// along h and w, output rows of kDepthwiseRowsMinWidth pixels or more, at
-// most kDepthwiseRowsMaxTaps taps. Items are (image, channel, one of `bands`
-// bands of `band` output rows). A worker's buffers (worker_elems
+// DIRECT for depthwise convolutions whose x rows are contiguous (x's w
+// stride 1: channels first, or one channel; kernels/conv_depthwise_rows.hpp):
+// 2-D, stride 1 or 2 along h and w, output rows of kDepthwiseRowsMinWidth
+// pixels or more, at most kDepthwiseRowsMaxTaps taps, and the filter's
+// reach along h no taller than the L1 budget's bands. Items are (image,
+// channel, one of `bands` bands of `band` output rows). A worker's buffers (worker_elems
 // compute-type elements): the band's padded input planes (stride[1] x
 // stride[2] phases of plane_rows x pitch), `slack` zeros past them, at
 // stride 2 along w one padded row before its split, the band's sums
@@ -391,8 +392,7 @@ ANYDNN_DECLARE_ISA_TABLE(ConvDepthwiseRowsKernels, conv_depthwise_rows)
 
 // Workspace of the depthwise kernel on `threads` threads: the buffers of
 // each worker (depthwise_blocks), or the filter as [tap][K] in the compute
-// type then, x channels first, the planes and sums of each worker or the
-// copies of depthwise_copies.
+// type then, x channels first, the copies of depthwise_copies.
 std::size_t conv_depthwise_workspace(const ops::ConvGeometry &g, int threads);
 
 }  // namespace anydnn::cpu

@@ -487,8 +487,8 @@ constexpr std::size_t kDepthwiseBlockBytes = 256 << 10;
 
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b) {
     // Rows of 32 or more go by depthwise_rows: faster there (MobileNet-v2's
-    // 112 x 112 layer 1.3x slower in blocks than by planes, 56 x 56 1.2x;
-    // the stride-2 layers from them alike).
+    // 112 x 112 layer 1.3x slower in blocks, 56 x 56 1.2x; the stride-2
+    // layers from them alike).
     DepthwiseRows rows;
     if (g.xs[1] == 1 || g.ocg != 1 || g.dt != g.compute || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 ||
         !conv_packed_spatial(g.in, g.xs, 1) || depthwise_rows(g, threads, &rows))
@@ -574,6 +574,12 @@ bool depthwise_rows(const ops::ConvGeometry &g, int threads, DepthwiseRows *r) {
     const int64_t budget = static_cast<int64_t>(kDepthwiseRowsBandBytes / dtype_size(g.compute));
     const int64_t per_row = (sh * sw + 1) * r->pitch, fixed = sh * sw * extra * r->pitch;
     const int64_t fit = std::clamp<int64_t>((budget - fixed) / per_row, 1, out_h);
+    // A band copies its rows plus the filter's reach past them: where the
+    // budget cuts the image into bands shorter than that reach (dilated
+    // along h), most copies would be repeats (dilation 32 on 64 x 200: 10x
+    // the undilated layer's time, 2x the GEMM's); the blocks or the copies
+    // take it.
+    if (fit < out_h && extra > fit) return false;
     const int64_t channels = g.n * g.groups, team = std::max(threads, 1);
     const int64_t bands = std::clamp<int64_t>(std::max((out_h + fit - 1) / fit, (4 * team + channels - 1) / channels),
                                               1, out_h);
@@ -704,7 +710,8 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
         FewChannels f;
         DepthwiseRows r;
         if (few_channels(p.geo, h.threads(), &f)) conv_few_channels_kernels(h.isa).run(ctx, p, f, o, workspace);
-        else if (depthwise_rows(p.geo, h.threads(), &r)) conv_depthwise_rows_kernels(h.isa).run(ctx, p, r, o, workspace);
+        else if (depthwise_rows(p.geo, h.threads(), &r))
+            conv_depthwise_rows_kernels(h.isa).run(ctx, p, r, o, workspace);
         else k.depthwise(ctx, p, o, workspace);
         return;
     }

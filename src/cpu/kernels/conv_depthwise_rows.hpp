@@ -1,6 +1,6 @@
-// DIRECT for depthwise convolutions with x channels first (depthwise_rows
-// in src/cpu/conv_exec.cpp): 2-D, x's rows contiguous, stride 1 or 2 along
-// h and w, output rows of 32 pixels or more. A worker takes (image, input
+// DIRECT for depthwise convolutions with x's rows contiguous: channels
+// first, or one channel (depthwise_rows in src/cpu/conv_exec.cpp): 2-D,
+// stride 1 or 2 along h and w, output rows of 32 pixels or more. A worker takes (image, input
 // channel, band of output rows) items. It copies the input rows the band
 // reads into padded planes in L1, split by the strides' phases: padded
 // pixel (U, u) goes to plane (U % sh, u % sw), row U / sh, column u / sw,
@@ -19,6 +19,47 @@
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 namespace {
+
+// sums[j .. j + NV W) = sum over taps t of w[t] * src[t][j ..],
+// held in registers: a load and an FMA per tap and vector.
+template <int NV, class C>
+ANYDNN_ALWAYS_INLINE void depthwise_taps_block(const C *const *src, const C *w, int taps, int64_t j,
+                                               C *sums) {
+    using V = vec_t<C>;
+    constexpr int W = kVectorBytes / sizeof(C);
+    V acc[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[v] = V{};
+    for (int t = 0; t < taps; ++t) {
+        const C *s = src[t] + j;
+        const C wt = w[t];
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[v] += load_vec<V>(s + v * W) * wt;
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) store_vec(sums + j + v * W, acc[v]);
+}
+
+// A depthwise output row of n pixels whose tap t reads the contiguous run
+// src[t][0 .. n): its sums into sums[0, n) and a little past (whole
+// vectors: each src[t] and sums must hold n rounded up to a vector), 8
+// vectors at a time and the rest in one block.
+template <class C>
+[[gnu::noinline]] void depthwise_taps_row(const C *const *src, const C *w, int taps, int64_t n, C *sums) {
+    constexpr int W = kVectorBytes / sizeof(C);
+    int64_t j = 0;
+    for (; n - j > 7 * W; j += 8 * W) depthwise_taps_block<8>(src, w, taps, j, sums);
+    switch ((n - j + W - 1) / W) {
+    case 7: return depthwise_taps_block<7>(src, w, taps, j, sums);
+    case 6: return depthwise_taps_block<6>(src, w, taps, j, sums);
+    case 5: return depthwise_taps_block<5>(src, w, taps, j, sums);
+    case 4: return depthwise_taps_block<4>(src, w, taps, j, sums);
+    case 3: return depthwise_taps_block<3>(src, w, taps, j, sums);
+    case 2: return depthwise_taps_block<2>(src, w, taps, j, sums);
+    case 1: return depthwise_taps_block<1>(src, w, taps, j, sums);
+    default: return;
+    }
+}
 
 // d[0, n) = x's s[0, n) in the compute type.
 template <class T, class C>
@@ -80,7 +121,7 @@ void depthwise_rows_typed(const ExecContext &ctx, const ops::ConvForwardProblem 
                 }
             for (int64_t m = 0; m < g.ocg; ++m) {
                 const int64_t oc = c * g.ocg + m;
-                depthwise_taps_row(src, wt + m * taps, 1, static_cast<int>(taps), nb * pitch, sums);
+                depthwise_taps_row(src, wt + m * taps, static_cast<int>(taps), nb * pitch, sums);
                 for (int64_t j = 0; j < nb; ++j)
                     epi.run(sums + j * pitch, g.out[2], img * g.ys[0] + oc * g.ys[1] + (oh0 + j) * g.ys[3], g.ys[4],
                             img * p.zs[0] + oc * p.zs[1] + (oh0 + j) * p.zs[3], p.zs[4], oc, 0);

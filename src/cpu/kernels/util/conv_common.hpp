@@ -293,48 +293,6 @@ struct WorkspaceCursor {
     }
 };
 
-// sums[j .. j + NV W) = sum over taps t of w[t * w_step] * src[t][j ..],
-// held in registers: a load and an FMA per tap and vector.
-template <int NV, class C>
-ANYDNN_ALWAYS_INLINE void depthwise_taps_block(const C *const *src, const C *w, int64_t w_step, int taps, int64_t j,
-                                               C *sums) {
-    using V = vec_t<C>;
-    constexpr int W = kVectorBytes / sizeof(C);
-    V acc[NV];
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[v] = V{};
-    for (int t = 0; t < taps; ++t) {
-        const C *s = src[t] + j;
-        const C wt = w[t * w_step];
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[v] += load_vec<V>(s + v * W) * wt;
-    }
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) store_vec(sums + j + v * W, acc[v]);
-}
-
-// A depthwise output row of n pixels whose tap t reads the contiguous run
-// src[t][0 .. n): its sums into sums[0, n) and a little past (whole
-// vectors: each src[t] and sums must hold n rounded up to a vector), 8
-// vectors at a time and the rest in one block.
-template <class C>
-[[gnu::noinline]] void depthwise_taps_row(const C *const *src, const C *w, int64_t w_step, int taps, int64_t n,
-                                          C *sums) {
-    constexpr int W = kVectorBytes / sizeof(C);
-    int64_t j = 0;
-    for (; n - j > 7 * W; j += 8 * W) depthwise_taps_block<8>(src, w, w_step, taps, j, sums);
-    switch ((n - j + W - 1) / W) {
-    case 7: return depthwise_taps_block<7>(src, w, w_step, taps, j, sums);
-    case 6: return depthwise_taps_block<6>(src, w, w_step, taps, j, sums);
-    case 5: return depthwise_taps_block<5>(src, w, w_step, taps, j, sums);
-    case 4: return depthwise_taps_block<4>(src, w, w_step, taps, j, sums);
-    case 3: return depthwise_taps_block<3>(src, w, w_step, taps, j, sums);
-    case 2: return depthwise_taps_block<2>(src, w, w_step, taps, j, sums);
-    case 1: return depthwise_taps_block<1>(src, w, w_step, taps, j, sums);
-    default: return;
-    }
-}
-
 // The filter as wr[group][tap][oc][ic] (tap in x order, flipped for
 // CONVOLUTION), in the compute type: each tap an ocg x icg matrix.
 template <class T, class C>
