@@ -370,11 +370,12 @@ ANYDNN_DECLARE_ISA_TABLE(ConvFewChannelsKernels, conv_few_channels)
 // 2-D, stride 1 or 2 along h and w, output rows of kDepthwiseRowsMinWidth
 // pixels or more, at most kDepthwiseRowsMaxTaps taps, and the filter's
 // reach along h no taller than the L1 budget's bands. Items are (image,
-// channel, one of `bands` bands of `band` output rows). A worker's buffers (worker_elems
-// compute-type elements): the band's padded input planes (stride[1] x
-// stride[2] phases of plane_rows x pitch), `slack` zeros past them, at
-// stride 2 along w one padded row before its split, the band's sums
-// (band x pitch + slack) and the filter of one input channel's outputs.
+// channel, one of `bands` bands of `band` output rows). A worker's
+// buffers (worker_elems compute-type elements): the band's padded input
+// planes (stride[1] x stride[2] phases of plane_rows x pitch), `slack`
+// zeros past them, at stride 2 along w one padded row before its split,
+// the band's sums (band x pitch + slack) and the filter of one input
+// channel's outputs.
 constexpr int64_t kDepthwiseRowsMaxTaps = 64;
 constexpr int64_t kDepthwiseRowsMinWidth = 32;
 constexpr int kDepthwiseRowsMaxWorkers = 64;

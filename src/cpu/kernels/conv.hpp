@@ -544,8 +544,8 @@ void depthwise_channels_last(const ExecContext &ctx, const ops::ConvForwardProbl
 // x channels first where depthwise_rows and depthwise_blocks decline
 // (rows under 32 pixels with a channel multiplier or f16/bf16 storage, 3-D,
 // strides over 2, more than 64 taps, dilation along h taller than a band,
-// x's rows or pixels not packed): each image is copied channels last (a blocked
-// transpose when its pixels are packed), the channels-innermost loops run
+// x's rows or pixels not packed): each image is copied channels last (a
+// blocked transpose when its pixels are packed), the channels-innermost loops run
 // on the copy, and their sums come back channels first the same way when y
 // is packed channels first in the compute type: a transpose straight into y
 // when the epilogue is the identity, else into a scratch that the epilogue

@@ -1,8 +1,8 @@
 // DIRECT for depthwise convolutions with x's rows contiguous: channels
 // first, or one channel (depthwise_rows in src/cpu/conv_exec.cpp): 2-D,
-// stride 1 or 2 along h and w, output rows of 32 pixels or more. A worker takes (image, input
-// channel, band of output rows) items. It copies the input rows the band
-// reads into padded planes in L1, split by the strides' phases: padded
+// stride 1 or 2 along h and w, output rows of 32 pixels or more. A worker
+// takes (image, input channel, band of output rows) items. It copies the
+// input rows the band reads into padded planes in L1, split by the strides' phases: padded
 // pixel (U, u) goes to plane (U % sh, u % sw), row U / sh, column u / sw,
 // each plane row `pitch` wide. Output (oh, ow) of the band is then virtual
 // pixel i = (oh - oh0) pitch + ow, and tap (kh, kw), dilated to (dh, dw),
@@ -23,8 +23,7 @@ namespace {
 // sums[j .. j + NV W) = sum over taps t of w[t] * src[t][j ..],
 // held in registers: a load and an FMA per tap and vector.
 template <int NV, class C>
-ANYDNN_ALWAYS_INLINE void depthwise_taps_block(const C *const *src, const C *w, int taps, int64_t j,
-                                               C *sums) {
+ANYDNN_ALWAYS_INLINE void depthwise_taps_block(const C *const *src, const C *w, int taps, int64_t j, C *sums) {
     using V = vec_t<C>;
     constexpr int W = kVectorBytes / sizeof(C);
     V acc[NV];
@@ -40,10 +39,10 @@ ANYDNN_ALWAYS_INLINE void depthwise_taps_block(const C *const *src, const C *w, 
     for (int v = 0; v < NV; ++v) store_vec(sums + j + v * W, acc[v]);
 }
 
-// A depthwise output row of n pixels whose tap t reads the contiguous run
-// src[t][0 .. n): its sums into sums[0, n) and a little past (whole
-// vectors: each src[t] and sums must hold n rounded up to a vector), 8
-// vectors at a time and the rest in one block.
+// The sums of n virtual pixels whose tap t reads the contiguous run
+// src[t][0 .. n) into sums[0, n) and a little past (whole vectors: each
+// src[t] and sums must hold n rounded up to a vector), 8 vectors at a time
+// and the rest, 1 to 8 vectors, in one block.
 template <class C>
 [[gnu::noinline]] void depthwise_taps_row(const C *const *src, const C *w, int taps, int64_t n, C *sums) {
     constexpr int W = kVectorBytes / sizeof(C);
