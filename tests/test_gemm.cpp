@@ -304,13 +304,15 @@ TEST_P(Gemm, TileEdgesEveryTransposeAndBeta) {
                 for (int64_t m : ms)
                     for (int64_t n : ns)
                         for (int64_t k : {1, 17})
-                            for (double beta : {0.0, 0.75}) {
-                                Case cs;
-                                cs.ta = ta, cs.tb = tb, cs.m = m, cs.n = n, cs.k = k;
-                                cs.pad_a = 3, cs.pad_b = 1, cs.pad_c = 5;
-                                cs.alpha = 1.5, cs.beta = beta;
-                                check_case<T>(isa(), cs);
-                            }
+                            // alpha 1 with beta 0: the tiles' plain store.
+                            for (double alpha : {1.5, 1.0})
+                                for (double beta : {0.0, 0.75}) {
+                                    Case cs;
+                                    cs.ta = ta, cs.tb = tb, cs.m = m, cs.n = n, cs.k = k;
+                                    cs.pad_a = 3, cs.pad_b = 1, cs.pad_c = 5;
+                                    cs.alpha = alpha, cs.beta = beta;
+                                    check_case<T>(isa(), cs);
+                                }
     });
 }
 

@@ -167,6 +167,12 @@ void f32_pack_strided(const float *src, int64_t ld, int64_t len, int lanes, floa
 // 0, never read beyond A. Out of line: inlined into the engine's loops, the
 // tile shared the registers with their live values and GCC kept a B vector
 // on the stack (an extra load per FMA row; 3-5% of 1x1 convolutions).
+//
+// Lean on purpose: on a host whose core is shared (SMT siblings, a busy
+// neighbour), each instruction that is not a load or an FMA costs issue
+// slots the FMAs need. The steps go in blocks of a cache line of A, four to
+// an iteration, the prefetches once per block; the common store (a whole
+// tile, alpha 1, nothing to add) skips the epilogue's per-vector checks.
 template <class T, int MR, int NR, int NV, TileA Mode>
 [[gnu::noinline]] void gemm_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
                                  const TileOut<T> &o) {
@@ -190,39 +196,56 @@ template <class T, int MR, int NR, int NV, TileA Mode>
     const T *arow[MR];
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) arow[r] = ap + (InPlace && r < mr ? r * lda : 0);
-    for (int64_t p = 0; p < kc; ++p, bp += NR) {
-        V b[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) b[v] = X::load(bp + v * X::W);
-        // The B sliver (48 KB at kc = 256) streams from L2; fetching it 8
-        // steps ahead hides the L2 latency (+10% on 1024^3 on Zen 4).
-#pragma GCC unroll 4
-        for (int j = 0; j < NV * X::W; j += kLine)
-            _mm_prefetch(reinterpret_cast<const char *>(bp + 8 * NR + j), _MM_HINT_T0);
+    for (int64_t p0 = 0; p0 < kc; p0 += kLine) {
         // In place, the next sliver's rows (the next MR rows of A) come from
-        // memory: fetch them a tile ahead, a line of each row every kLine
-        // steps (past A's end a prefetch is only a hint).
-        if (InPlace && p % kLine == 0)
+        // memory: fetch them a tile ahead, a line of each row per block
+        // (past A's end a prefetch is only a hint).
+        if constexpr (InPlace)
 #pragma GCC unroll 8
             for (int r = 0; r < MR; ++r)
                 _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap) +
-                                                            uintptr_t((MR + r) * lda + p) * sizeof(T)),
+                                                            uintptr_t((MR + r) * lda + p0) * sizeof(T)),
                              _MM_HINT_T0);
-        // Steps: each step's values share a line with the next sliver's;
-        // the lines 16 steps on are fetched (strided: the hardware follows
-        // few such streams).
-        if constexpr (Mode == TileA::steps)
-            _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap) +
-                                                        uintptr_t((p + 16) * lda) * sizeof(T)),
-                         _MM_HINT_T0);
-#pragma GCC unroll 8
-        for (int r = 0; r < MR; ++r) {
-            const V a = X::set1(Mode == TileA::rows    ? arow[r][p]
-                                : Mode == TileA::steps ? ap[p * lda + (r < mr ? r : 0)]
-                                                       : ap[p * MR + r]);
+        const int64_t p1 = p0 + kLine < kc ? p0 + kLine : kc;
 #pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v) acc[r][v] = X::fmadd(a, b[v], acc[r][v]);
+        for (int64_t p = p0; p < p1; ++p) {
+            const T *bq = bp + p * NR;
+            V b[NV];
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) b[v] = X::load(bq + v * X::W);
+#if ANYDNN_ISA_avx512
+            // The B sliver (48 KB at kc = 256) streams from L2; fetching it 8
+            // steps ahead hides the L2 latency (+10% on 1024^3 on Zen 4). On
+            // AVX2 (Zen 3) the prefetches cost more issue slots than they
+            // save: 8-17% faster without them, B in L1 or L2 alike.
+#pragma GCC unroll 4
+            for (int j = 0; j < NV * X::W; j += kLine)
+                _mm_prefetch(reinterpret_cast<const char *>(bq + 8 * NR + j), _MM_HINT_T0);
+#endif
+            // Steps: each step's values share a line with the next sliver's;
+            // the lines 16 steps on are fetched (strided: the hardware follows
+            // few such streams).
+            if constexpr (Mode == TileA::steps)
+                _mm_prefetch(reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(ap) +
+                                                            uintptr_t((p + 16) * lda) * sizeof(T)),
+                             _MM_HINT_T0);
+#pragma GCC unroll 8
+            for (int r = 0; r < MR; ++r) {
+                const V a = X::set1(Mode == TileA::rows    ? arow[r][p]
+                                    : Mode == TileA::steps ? ap[p * lda + (r < mr ? r : 0)]
+                                                           : ap[p * MR + r]);
+#pragma GCC unroll 4
+                for (int v = 0; v < NV; ++v) acc[r][v] = X::fmadd(a, b[v], acc[r][v]);
+            }
         }
+    }
+    if (mr == MR && nr == NV * X::W && o.alpha == T(1) && !o.load_c && o.row_bias == nullptr &&
+        o.col_bias == nullptr) {
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v) X::store_part(c + r * ldc + v * X::W, acc[r][v], X::W);
+        return;
     }
     const V alpha = X::set1(o.alpha), beta = X::set1(o.beta);
 #pragma GCC unroll 8
