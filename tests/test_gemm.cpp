@@ -36,6 +36,7 @@ struct Case {
     bool post_op = false;
     bool prepack = false;    // op(B) packed once by pack_b, given as b_packed
     bool prepack_a = false;  // op(A) packed once by pack_a, given as a_packed
+    bool a_side_by_side = false;  // brgemm, A not transposed: A_i = A_0 + i k, one matrix (a KRSC filter's taps)
     int threads = 2;
 
     std::string str() const {
@@ -43,7 +44,8 @@ struct Case {
                (tb ? "T" : "N") + " m " + std::to_string(m) + " n " + std::to_string(n) + " k " + std::to_string(k) +
                " pads " + std::to_string(pad_a) + "," + std::to_string(pad_b) + "," + std::to_string(pad_c) +
                " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " bias " +
-               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + (prepack ? " prepacked B" : "") + (prepack_a ? " prepacked A" : "") + " threads " +
+               std::to_string(static_cast<int>(bias)) + (post_op ? " post-op" : "") + (prepack ? " prepacked B" : "") + (prepack_a ? " prepacked A" : "") +
+               (a_side_by_side ? " A side by side" : "") + " threads " +
                std::to_string(threads) + " seed " + std::to_string(seed());
     }
 };
@@ -86,7 +88,7 @@ template <class T>
 struct Problem {
     Case cs;
     int64_t lda, ldb, ldc;
-    std::vector<std::vector<T>> a, b;
+    std::vector<std::vector<T>> a, b;  // a: one matrix of batch * k columns when side by side
     std::vector<T> bias, residual;
     std::vector<T> c0;  // C before the call: guard, rows with gaps, guard
     std::vector<std::atomic<int>> hits;
@@ -94,11 +96,12 @@ struct Problem {
     explicit Problem(const Case &c) : cs(c), hits(static_cast<size_t>(c.m * c.n)) {
         const int64_t a_rows = cs.ta ? cs.k : cs.m, a_cols = cs.ta ? cs.m : cs.k;
         const int64_t b_rows = cs.tb ? cs.n : cs.k, b_cols = cs.tb ? cs.k : cs.n;
-        lda = a_cols + cs.pad_a;
+        lda = (cs.a_side_by_side ? cs.batch * a_cols : a_cols) + cs.pad_a;
         ldb = b_cols + cs.pad_b;
         ldc = cs.n + cs.pad_c;
+        if (cs.a_side_by_side) a.push_back(random_values<T>(static_cast<size_t>(a_rows * lda + 1)));
         for (int64_t i = 0; i < cs.batch; ++i) {
-            a.push_back(random_values<T>(static_cast<size_t>(a_rows * lda + 1)));
+            if (!cs.a_side_by_side) a.push_back(random_values<T>(static_cast<size_t>(a_rows * lda + 1)));
             b.push_back(random_values<T>(static_cast<size_t>(b_rows * ldb + 1)));
         }
         if (cs.bias != GemmBias::none)
@@ -115,6 +118,12 @@ struct Problem {
     std::vector<const T *> ptrs(const std::vector<std::vector<T>> &v) const {
         std::vector<const T *> p;
         for (const auto &x : v) p.push_back(x.data());
+        return p;
+    }
+    std::vector<const T *> a_ptrs() const {
+        if (!cs.a_side_by_side) return ptrs(a);
+        std::vector<const T *> p;
+        for (int64_t i = 0; i < cs.batch; ++i) p.push_back(a[0].data() + i * cs.k);
         return p;
     }
 
@@ -140,7 +149,7 @@ struct Problem {
         const size_t size = kernels.packed_a_size(cs.m, cs.k * cs.batch);
         buffer.assign(size + 64 + 64, 0xa5);
         T *at = reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(buffer.data()) + 63) & ~uintptr_t{63});
-        const std::vector<const T *> ap = ptrs(a);
+        const std::vector<const T *> ap = a_ptrs();
         kernels.pack_a(ctx, cs.ta, cs.m, cs.k, cs.batch, ap.data(), lda, at);
         const auto *end = reinterpret_cast<const unsigned char *>(at) + size;
         for (const unsigned char *q = end; q < end + 64; ++q) EXPECT_EQ(*q, 0xa5) << "pack_a wrote past its size";
@@ -161,7 +170,7 @@ struct Problem {
             epi.post_op_ctx = &pctx;
         }
         const ExecContext ctx{threads};
-        const std::vector<const T *> ap = ptrs(a), bp = ptrs(b);
+        const std::vector<const T *> ap = a_ptrs(), bp = ptrs(b);
         if (cs.brgemm) {
             anydnn::cpu::BrgemmArgs<T> g;
             g.trans_a = cs.ta, g.trans_b = cs.tb, g.m = cs.m, g.n = cs.n, g.k = cs.k, g.batch = cs.batch;
@@ -204,7 +213,7 @@ struct Problem {
                                                 : ref::Bias::none;
         // The reference reads the scalars as the engine gets them.
         p.alpha = static_cast<T>(cs.alpha), p.beta = static_cast<T>(cs.beta);
-        const ref::GemmRefResult r = ref::gemm<T>(p, ptrs(a), ptrs(b), c0.data() + kGuard, bias.data());
+        const ref::GemmRefResult r = ref::gemm<T>(p, a_ptrs(), ptrs(b), c0.data() + kGuard, bias.data());
         // A dot product of K terms evaluated in any order with one rounding per
         // operation is within K * u of the sum of the terms' magnitudes, plus
         // the roundings of the alpha/beta/bias/block combination.
@@ -430,6 +439,11 @@ TEST_P(Gemm, BatchReduce) {
                         cs.alpha = 0.5, cs.beta = batch == 3 ? 0.0 : 1.0;
                         cs.bias = GemmBias::per_row, cs.post_op = batch == 7;
                         check_case<T>(isa(), cs);
+                        // A's pieces side by side: read in place as one matrix.
+                        if (!ta && batch > 1) {
+                            cs.a_side_by_side = true;
+                            check_case<T>(isa(), cs);
+                        }
                     }
     });
 }

@@ -32,7 +32,11 @@ constexpr int kConvMaxStride = 64;  // likewise for strides
 // numbered i = (od * L[1] + oh) * L[2] + ow over the planes' extents. Pixels
 // with oh >= out[1] or ow >= out[2] are computed and dropped (the "junk").
 struct ConvPrecompPlan {
-    bool channels_last = false;  // C[pixel][oc] = X[pixel][ic] W^T, else C[oc][pixel] = W X[ic][pixel]
+    bool channels_last = false;  // the planes' (and x's) orientation: [pixel][ic], else [ic][pixel]
+    // The forward's product: C[oc][pixel] = W X (the filter is A), else
+    // C[pixel][oc] = X W^T. Channels first always; channels last on small
+    // images under a large filter, read in place (forward_filter_a).
+    bool filter_a = false;
     int64_t L[3] = {1, 1, 1};    // plane extents
     int64_t plane_pixels = 1;
     int64_t residues[3] = {1, 1, 1};  // used residues per dimension (phases = their product)

@@ -123,6 +123,7 @@ Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *out) {
     const bool same_type = g.dt == g.compute;
     const int64_t ic = g.groups * g.icg;
     pl.channels_last = channels_last_orientation(g);
+    pl.filter_a = !pl.channels_last;
 
     // Planes, residues and taps.
     pl.phases = 1;
@@ -205,6 +206,26 @@ bool forward_im2col(const ops::ConvGeometry &g) {
            g.icg * g.taps() <= kConvIm2colMaxCols;
 }
 
+// Channels last with the filter as A (ConvPrecompPlan::filter_a): one
+// small image under a large filter of several taps, one group, the taps
+// side by side (KRSC, cross-correlation) so that the GEMM reads the filter
+// in place. The channels-last product packs both operands at every call,
+// the whole filter among them (res5's 3x3 filter, 9.4 MB, against 49
+// pixels: written and read once more); this one packs only x's planes (as
+// B, once per thread that splits the filter's rows) and y comes through
+// the scratch. With more images the packed filter serves them all, and with
+// one tap (1x1) x is read in place: the channels-last product stays (a 1x1
+// layer with a short reduction, MobileNet-v2's b15_expand, took 1.6x as
+// long this way, the scratch's strided stores to y).
+bool forward_filter_a(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, int threads) {
+    if (!pl.channels_last || pl.im2col_cols > 0 || g.n != 1 || g.groups != 1 || !pl.w_direct || g.icg < 2 ||
+        pl.taps < 2)
+        return false;
+    for (int64_t t = 0; t < pl.taps; ++t)
+        if (pl.tap_w[t] != t * g.icg) return false;
+    return g.ocg >= threads * pl.m_virtual;
+}
+
 // Rows of an im2col chunk: its matrix in about 256 KiB of L2.
 constexpr int64_t kIm2colChunkBytes = 256 << 10;
 
@@ -223,13 +244,22 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     const bool same_type = g.dt == g.compute;
     const int64_t oc = g.groups * g.ocg;
     const std::size_t esize = dtype_size(g.compute);
+    // Whole images per thread when there are enough of them (and enough
+    // work to pay for the fork); else every thread works on each image
+    // (planes copy and GEMM, which split their own work). The im2col path's
+    // workers take whole chunks of any image.
+    const int threads = h.threads();
+    constexpr double kMinParallelFlops = 1e6;
+    const bool forked = threads > 1 && g.flops() >= kMinParallelFlops;
+    const bool whole_images = forked && (g.n % threads == 0 || g.n >= 4 * threads);
+    if (forward_filter_a(g, pl, threads)) pl.filter_a = true;
     // Output pixel (od, oh, ow) is GEMM row (od L[1] + oh) L[2] + ow, and y's
     // when the planes are as wide as y and, with more than one depth slice,
     // as high: a single slice never reaches its planes' junk rows (x
     // unfolded along w, kw = 1, with stride or padding along h: a first
     // layer's output went through the scratch, 20% of its time).
     if (same_type && pl.L[2] == g.out[2] && (pl.L[1] == g.out[1] || g.out[0] == 1)) {
-        if (pl.channels_last)
+        if (!pl.filter_a)
             pl.y_direct = (g.ys[1] == 1 || oc == 1) && g.ys[4] >= oc && conv_packed_spatial(g.out, g.ys, g.ys[4]);
         else
             pl.y_direct = g.ys[4] == 1 && g.ys[1] >= pl.m_virtual && conv_packed_spatial(g.out, g.ys, 1);
@@ -244,20 +274,13 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     }
     pl.scratch_elems = pl.y_direct ? 0 : pl.chunk * g.ocg;
 
-    // Whole images per thread when there are enough of them (and enough
-    // work to pay for the fork); else every thread works on each image
-    // (planes copy and GEMM, which split their own work). The im2col path's
-    // workers take whole chunks of any image.
-    const int threads = h.threads();
-    constexpr double kMinParallelFlops = 1e6;
     const int64_t outer_items = pl.im2col_cols > 0 ? g.n * ((pl.m_virtual + pl.chunk - 1) / pl.chunk) : g.n;
-    pl.outer_parallel = threads > 1 && g.flops() >= kMinParallelFlops &&
-                        (pl.im2col_cols > 0 ? outer_items > 1 : g.n % threads == 0 || g.n >= 4 * threads);
+    pl.outer_parallel = pl.im2col_cols > 0 ? forked && outer_items > 1 : whole_images;
     pl.workers = pl.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, outer_items, 64})) : 1;
     const ExecContext inner{pl.outer_parallel ? 1 : threads};
     const int64_t k_total = pl.taps * g.icg;
     // The GEMM's m x n: pixels x K channels-last, K x pixels channels-first.
-    const int64_t m = pl.channels_last ? pl.chunk : g.ocg, n = pl.channels_last ? g.ocg : pl.chunk;
+    const int64_t m = !pl.filter_a ? pl.chunk : g.ocg, n = !pl.filter_a ? g.ocg : pl.chunk;
     const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
                                                          : gemm_kernels<float>(h.isa).workspace_size;
     pl.gemm_ws_bytes = ws_size(inner, m, n, k_total);
@@ -267,9 +290,10 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     // GEMM, which packs it a cache block at a time into L2: packing it whole
     // first would write it out and read it back once more.
     // (The im2col path always reads it packed.)
+    // (Channels last with the filter as A, the GEMM reads it in place.)
     const int64_t filter_uses = g.n * ((pl.m_virtual + pl.chunk - 1) / pl.chunk);
-    if (filter_uses > 1 || pl.im2col_cols > 0)
-        pl.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, pl.channels_last, g.ocg, k_total);
+    if ((filter_uses > 1 || pl.im2col_cols > 0) && !(pl.filter_a && pl.channels_last))
+        pl.wpk_group_elems = conv_packed_filter_elems(h.isa, g.compute, !pl.filter_a, g.ocg, k_total);
     const int64_t gathered = pl.image_elems + pl.chunk * pl.im2col_ld;  // planes or an im2col chunk
     const std::size_t per_worker = round64(static_cast<std::size_t>(gathered) * esize) +
                                    round64(static_cast<std::size_t>(pl.scratch_elems) * esize) +

@@ -36,7 +36,7 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
     const ConvPrecompPlan &pl = *x.plan;
     const int64_t L1 = pl.L[1], L2 = pl.L[2];
     const int64_t *ys = g.ys, *zs = x.zs;
-    if (pl.channels_last) {
+    if (!pl.filter_a) {
         const int64_t oc0 = x.group * g.ocg + col0;
         for (int64_t r = 0; r < m; ++r) {
             const int64_t i = x.i0 + row0 + r, ow = i % L2, oh = i / L2 % L1, od = i / (L2 * L1);
@@ -100,7 +100,7 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
         for (int64_t grp = 0; grp < g.groups; ++grp) {
             const C **taps_w = workers[0].b;  // the first worker's tap pointers, free until its first image
             for (int64_t t = 0; t < taps; ++t) taps_w[t] = filter_tap(grp, t);
-            if (pl.channels_last) gk.pack_b(ctx, true, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
+            if (!pl.filter_a) gk.pack_b(ctx, true, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
             else gk.pack_a(ctx, false, ocg, icg, taps, taps_w, w_ld, wpk + grp * pl.wpk_group_elems);
         }
 
@@ -127,11 +127,11 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
         a.beta = gemm_beta;
         if (pl.y_direct) {
             C *y = static_cast<C *>(o.y) + img * g.ys[0] + grp * ocg * g.ys[1];
-            a.c = pl.channels_last ? y + i0 * g.ys[4] : y + i0;
-            a.ldc = pl.channels_last ? g.ys[4] : g.ys[1];
+            a.c = !pl.filter_a ? y + i0 * g.ys[4] : y + i0;
+            a.ldc = !pl.filter_a ? g.ys[4] : g.ys[1];
         } else {
             a.c = wk.scratch;
-            a.ldc = pl.channels_last ? ocg : len;
+            a.ldc = !pl.filter_a ? ocg : len;
         }
         pc = PrecompPostCtx<T, C>{&g, &pl, post, img * g.ys[0], img * p.zs[0], p.zs, grp, i0};
         if (need_post) {
@@ -192,7 +192,7 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
                 const C *x_grp = planes + grp * icg * pl.chan_stride;
                 for (int64_t t = 0; t < taps; ++t) {
                     const C *xt = x_grp + pl.tap_phase[t] * pl.phase_stride + (i0 + pl.tap_pixel[t]) * pl.pix_stride;
-                    if (pl.channels_last) {
+                    if (!pl.filter_a) {
                         wk.a[t] = xt;
                         wk.b[t] = filter_tap(grp, t);
                     } else {
@@ -203,11 +203,14 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
                 a.a = wk.a;
                 a.b = wk.b;
                 const C *wpk_grp = wpk != nullptr ? wpk + grp * pl.wpk_group_elems : nullptr;
-                (pl.channels_last ? a.b_packed : a.a_packed) = wpk_grp;
-                if (pl.channels_last) {
+                (!pl.filter_a ? a.b_packed : a.a_packed) = wpk_grp;
+                if (!pl.filter_a) {
                     a.m = len, a.n = ocg, a.lda = pl.pix_stride, a.trans_b = true, a.ldb = w_ld;
                 } else {
-                    a.m = ocg, a.n = len, a.lda = w_ld, a.ldb = pl.chan_stride;
+                    // x's planes as B: [ic][pixel], or [pixel][ic] (B^T) channels last.
+                    a.m = ocg, a.n = len, a.lda = w_ld;
+                    a.trans_b = pl.channels_last;
+                    a.ldb = pl.channels_last ? pl.pix_stride : pl.chan_stride;
                 }
                 PrecompPostCtx<T, C> pc;
                 set_output(a, wk, img, grp, i0, len, pc);

@@ -261,14 +261,19 @@ struct Engine {
     }
 
     // Whether the tiles read op(A) in place rather than packed: whenever it
-    // is row-major in one piece. Packing costs about kPackCostMacs per
-    // element of A, repaid over the n columns that reuse it: it was 25% of a
-    // 1x1 convolution's time at 64 output channels (mb16 NHWC), where the
-    // tiles now read A's rows from memory, each fetching the next sliver's
-    // (gemm_tile). Measured on ResNet-50's 1x1 layers at mb16, in place was
-    // as fast or faster at every n up to 2048 (ARCHITECTURE, "GEMM engine").
+    // is row-major in one piece, or in batch pieces side by side (A_i = A_0
+    // + i k with one lda: a KRSC filter's taps, A of a channels-first
+    // product). Packing costs about kPackCostMacs per element of A, repaid
+    // over the n columns that reuse it: it was 25% of a 1x1 convolution's
+    // time at 64 output channels (mb16 NHWC), where the tiles now read A's
+    // rows from memory, each fetching the next sliver's (gemm_tile).
+    // Measured on ResNet-50's 1x1 layers at mb16, in place was as fast or
+    // faster at every n up to 2048 (ARCHITECTURE, "GEMM engine").
     static bool a_in_place(const Operands<T> &op) {
-        return !op.trans_a && op.batch == 1 && op.a_packed == nullptr;
+        if (op.trans_a || op.a_packed != nullptr) return false;
+        for (int64_t i = 1; i < op.batch; ++i)
+            if (op.a[i] != op.a[0] + i * op.k) return false;
+        return true;
     }
     // op(A) = A^T in one piece: the tiles read each step's MR values where
     // they lie (TileA::steps) when A's rows are long (the pack would copy
