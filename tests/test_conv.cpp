@@ -355,23 +355,26 @@ TEST_P(ConvEdge, DepthwiseRowsAnyThreadCount) {
 }
 
 // IMPLICIT_PRECOMP_GEMM channels last with the filter as A (filter_a: one
-// image, output channels >= threads x the planes' pixels, several taps,
-// KRSC): x's planes as B^T, y through the scratch; strides, dilation, odd
-// channel counts, and a thread count that turns it off (3 threads, 70
-// channels).
+// image, output channels >= threads x the planes' pixels, several taps):
+// x's planes as B^T, y through the scratch; the filter in place (KRSC) or
+// reordered with its taps side by side (f16, and NCHW's KCRS filter on the
+// channels-last copies); strides, dilation, odd channel counts, and a
+// thread count that turns it off (3 threads, 70 channels).
 TEST_P(ConvEdge, FilterAsAChannelsLast) {
     for (int threads : {1, 2, 3}) {
         Handle h(GetParam(), threads);
         SKIP_IF_UNAVAILABLE(h);
         for (const char *text : {"ic5ih5iw6oc70kh3kw2ph1pw1", "ic6ih9iw9oc97kh3kw3sh2sw2ph1pw1dh1dw1",
-                                 "ic24ih7oc130kh3ph1"}) {
-            Checker checker(make_case(text, 1, Layout::nhwc));
-            for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
-                EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))
-                    << text << ", " << threads << " threads";
-                if (HasFailure()) return;
-            }
-        }
+                                 "ic24ih7oc130kh3ph1"})
+            for (Layout layout : {Layout::nhwc, Layout::nchw})
+                for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF}) {
+                    Checker checker(make_case(text, 1, layout, dt));
+                    for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
+                        EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))
+                            << text << ", " << threads << " threads";
+                        if (HasFailure()) return;
+                    }
+                }
     }
 }
 

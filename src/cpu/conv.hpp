@@ -54,6 +54,10 @@ struct ConvPrecompPlan {
     // The filter: used in place (w_direct: C stride 1, compute type) or
     // reordered into [group][tap][oc][ic].
     bool w_direct = false;
+    // The reordered filter as [group][oc][tap][ic] (the forward's filter_a:
+    // an output channel's taps side by side, read in place as A), else
+    // [group][tap][oc][ic].
+    bool wr_taps_inner = false;
     int64_t w_ld = 0;         // leading dimension of a tap's ocg x icg matrix
     int64_t wr_elems = 0;     // reordered filter elements
     // Forward: the filter (B of every image's GEMMs channels last, A

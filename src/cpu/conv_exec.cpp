@@ -208,8 +208,8 @@ bool forward_im2col(const ops::ConvGeometry &g) {
 
 // Channels last with the filter as A (ConvPrecompPlan::filter_a): one
 // small image under a large filter of several taps, one group, the taps
-// side by side (KRSC, cross-correlation) so that the GEMM reads the filter
-// in place. The channels-last product packs both operands at every call,
+// side by side (KRSC, cross-correlation; any other filter is reordered so,
+// wr_taps_inner) so that the GEMM reads the filter in place. The channels-last product packs both operands at every call,
 // the whole filter among them (res5's 3x3 filter, 9.4 MB, against 49
 // pixels: written and read once more); this one packs only x's planes (as
 // B, once per thread that splits the filter's rows) and y comes through
@@ -218,11 +218,11 @@ bool forward_im2col(const ops::ConvGeometry &g) {
 // layer with a short reduction, MobileNet-v2's b15_expand, took 1.6x as
 // long this way, the scratch's strided stores to y).
 bool forward_filter_a(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, int threads) {
-    if (!pl.channels_last || pl.im2col_cols > 0 || g.n != 1 || g.groups != 1 || !pl.w_direct || g.icg < 2 ||
-        pl.taps < 2)
+    if (!pl.channels_last || pl.im2col_cols > 0 || g.n != 1 || g.groups != 1 || g.icg < 2 || pl.taps < 2)
         return false;
-    for (int64_t t = 0; t < pl.taps; ++t)
-        if (pl.tap_w[t] != t * g.icg) return false;
+    if (pl.w_direct)
+        for (int64_t t = 0; t < pl.taps; ++t)
+            if (pl.tap_w[t] != t * g.icg) return false;
     return g.ocg >= threads * pl.m_virtual;
 }
 
@@ -252,7 +252,15 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     constexpr double kMinParallelFlops = 1e6;
     const bool forked = threads > 1 && g.flops() >= kMinParallelFlops;
     const bool whole_images = forked && (g.n % threads == 0 || g.n >= 4 * threads);
-    if (forward_filter_a(g, pl, threads)) pl.filter_a = true;
+    if (forward_filter_a(g, pl, threads)) {
+        pl.filter_a = true;
+        // A filter reordered anyway (KCRS, other types, CONVOLUTION's flip)
+        // is reordered with each output channel's taps side by side.
+        if (!pl.w_direct) {
+            pl.wr_taps_inner = true;
+            pl.w_ld = pl.taps * g.icg;
+        }
+    }
     // Output pixel (od, oh, ow) is GEMM row (od L[1] + oh) L[2] + ow, and y's
     // when the planes are as wide as y and, with more than one depth slice,
     // as high: a single slice never reaches its planes' junk rows (x

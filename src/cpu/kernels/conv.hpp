@@ -93,6 +93,7 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
     if (!pl.w_direct) reorder_filter(ctx, g, pl, w, wr);
     auto filter_tap = [&](int64_t grp, int64_t t) -> const C * {
         if (pl.w_direct) return reinterpret_cast<const C *>(w) + grp * ocg * g.ws[0] + pl.tap_w[t];
+        if (pl.wr_taps_inner) return wr + (grp * ocg * taps + t) * icg;
         return wr + (grp * taps + t) * ocg * icg;
     };
     const int64_t w_ld = pl.w_ld;
