@@ -355,17 +355,18 @@ TEST_P(ConvEdge, DepthwiseRowsAnyThreadCount) {
 }
 
 // IMPLICIT_PRECOMP_GEMM channels last with the filter as A (filter_a: one
-// image, output channels >= threads x the planes' pixels, several taps):
-// x's planes as B^T, y through the scratch; the filter in place (KRSC) or
-// reordered with its taps side by side (f16, and NCHW's KCRS filter on the
-// channels-last copies); strides, dilation, odd channel counts, and a
-// thread count that turns it off (3 threads, 70 channels).
+// image, output channels >= 2 x the planes' pixels, several taps, 16+
+// input channels where a stride would take the im2col path): x's planes
+// as B^T, y through the scratch; the filter in place (KRSC) or reordered
+// with its taps side by side (f16, and NCHW's KCRS filter on the
+// channels-last copies); stride and dilation, odd channel counts, and a
+// shape just below the line (100 < 2 x 61).
 TEST_P(ConvEdge, FilterAsAChannelsLast) {
     for (int threads : {1, 2, 3}) {
         Handle h(GetParam(), threads);
         SKIP_IF_UNAVAILABLE(h);
-        for (const char *text : {"ic5ih5iw6oc70kh3kw2ph1pw1", "ic6ih9iw9oc97kh3kw3sh2sw2ph1pw1dh1dw1",
-                                 "ic24ih7oc130kh3ph1"})
+        for (const char *text : {"ic5ih5iw6oc80kh3kw2ph1pw1", "ic16ih9iw9oc97kh3kw3sh2sw2ph1pw1dh1dw1",
+                                 "ic24ih7oc130kh3ph1", "ic24ih7oc100kh3ph1"})
             for (Layout layout : {Layout::nhwc, Layout::nchw})
                 for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF}) {
                     Checker checker(make_case(text, 1, layout, dt));
@@ -375,6 +376,35 @@ TEST_P(ConvEdge, FilterAsAChannelsLast) {
                         if (HasFailure()) return;
                     }
                 }
+    }
+}
+
+// The product's orientation (filter_a) must not depend on the thread
+// count: with 97 pixels (4 x 24 + 1) the filter-as-A product computes the
+// last pixel in the GEMM's column tile, which rounds differently from the
+// channels-last product's tiles.
+TEST_P(ConvEdge, FilterAsASameBitsForAnyThreadCount) {
+    ConvCase c = make_case("ic64ih9oc256kh3ph1", 1, Layout::nhwc);
+    ConvSetup s(c);
+    s.x->fill_random();
+    s.w->fill_random();
+    constexpr anydnnConvolutionFwdAlgo_t kPrecomp = ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    std::vector<double> first;
+    for (int threads : {1, 2, 3}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        size_t ws_bytes = 0;
+        ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), kPrecomp,
+                                                           &ws_bytes));
+        std::vector<unsigned char> ws(ws_bytes);
+        const Scalar one(1), zero(0);
+        s.y->poison();
+        ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(), s.conv,
+                                           kPrecomp, ws.data(), ws_bytes, zero.ptr(c.dt), s.y->desc(),
+                                           s.y->data()));
+        EXPECT_TRUE(s.y->guards_intact());
+        if (first.empty()) first = s.y->values();
+        else EXPECT_TRUE(s.y->values() == first) << threads << " threads";
     }
 }
 

@@ -60,10 +60,11 @@ struct ConvPrecompPlan {
     bool wr_taps_inner = false;
     int64_t w_ld = 0;         // leading dimension of a tap's ocg x icg matrix
     int64_t wr_elems = 0;     // reordered filter elements
-    // Forward: the filter (B of every image's GEMMs channels last, A
-    // channels first) packed once per call for the GEMM engine
-    // (GemmKernels::pack_b / pack_a), elements per group; 0 when a single
-    // GEMM uses it (it then packs the filter itself).
+    // Forward: the filter (B of every image's GEMMs, or A with filter_a)
+    // packed once per call for the GEMM engine (GemmKernels::pack_b /
+    // pack_a), elements per group; 0 when a single GEMM uses it (it then
+    // packs the filter itself) and when the filter as A is read in place
+    // (channels last).
     int64_t wpk_group_elems = 0;
     int64_t m_virtual = 0;    // pixel numbers computed per image: [0, m_virtual)
     // Forward channels last with few input channels (a first layer): no

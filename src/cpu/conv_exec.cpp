@@ -208,22 +208,29 @@ bool forward_im2col(const ops::ConvGeometry &g) {
 
 // Channels last with the filter as A (ConvPrecompPlan::filter_a): one
 // small image under a large filter of several taps, one group, the taps
-// side by side (KRSC, cross-correlation; any other filter is reordered so,
-// wr_taps_inner) so that the GEMM reads the filter in place. The channels-last product packs both operands at every call,
-// the whole filter among them (res5's 3x3 filter, 9.4 MB, against 49
-// pixels: written and read once more); this one packs only x's planes (as
-// B, once per thread that splits the filter's rows) and y comes through
-// the scratch. With more images the packed filter serves them all, and with
-// one tap (1x1) x is read in place: the channels-last product stays (a 1x1
-// layer with a short reduction, MobileNet-v2's b15_expand, took 1.6x as
-// long this way, the scratch's strided stores to y).
-bool forward_filter_a(const ops::ConvGeometry &g, const ConvPrecompPlan &pl, int threads) {
+// side by side so that the GEMM reads the filter in place (KRSC in the
+// compute type, cross-correlation; a filter reordered anyway, KCRS or
+// f16/bf16, is reordered so: wr_taps_inner). The channels-last product
+// packs both operands at every call, the whole filter among them (res5's
+// 3x3 filter, 9.4 MB, against 49 pixels: written and read once more); this
+// one packs only x's planes (as B, once per thread that splits the
+// filter's rows) and y comes through the scratch. With more images the
+// packed filter serves them all, and with one tap (1x1) x is read in
+// place: the channels-last product stays (a 1x1 layer with a short
+// reduction, MobileNet-v2's b15_expand, took 1.6x as long this way, the
+// scratch's strided stores to y). The line, output channels >=
+// kFilterAChannelsPerPixel x the planes' pixels, does not depend on the
+// thread count: the two products round some elements differently (the
+// GEMM's narrow last sliver, alpha and beta in the GEMM or the epilogue),
+// and a result's bits must not depend on the threads.
+constexpr int64_t kFilterAChannelsPerPixel = 2;
+bool forward_filter_a(const ops::ConvGeometry &g, const ConvPrecompPlan &pl) {
     if (!pl.channels_last || pl.im2col_cols > 0 || g.n != 1 || g.groups != 1 || g.icg < 2 || pl.taps < 2)
         return false;
     if (pl.w_direct)
         for (int64_t t = 0; t < pl.taps; ++t)
             if (pl.tap_w[t] != t * g.icg) return false;
-    return g.ocg >= threads * pl.m_virtual;
+    return g.ocg >= kFilterAChannelsPerPixel * pl.m_virtual;
 }
 
 // Rows of an im2col chunk: its matrix in about 256 KiB of L2.
@@ -252,10 +259,8 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     constexpr double kMinParallelFlops = 1e6;
     const bool forked = threads > 1 && g.flops() >= kMinParallelFlops;
     const bool whole_images = forked && (g.n % threads == 0 || g.n >= 4 * threads);
-    if (forward_filter_a(g, pl, threads)) {
+    if (forward_filter_a(g, pl)) {
         pl.filter_a = true;
-        // A filter reordered anyway (KCRS, other types, CONVOLUTION's flip)
-        // is reordered with each output channel's taps side by side.
         if (!pl.w_direct) {
             pl.wr_taps_inner = true;
             pl.w_ld = pl.taps * g.icg;
@@ -287,7 +292,7 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     pl.workers = pl.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, outer_items, 64})) : 1;
     const ExecContext inner{pl.outer_parallel ? 1 : threads};
     const int64_t k_total = pl.taps * g.icg;
-    // The GEMM's m x n: pixels x K channels-last, K x pixels channels-first.
+    // The GEMM's m x n: pixels x K, or K x pixels with the filter as A.
     const int64_t m = !pl.filter_a ? pl.chunk : g.ocg, n = !pl.filter_a ? g.ocg : pl.chunk;
     const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
                                                          : gemm_kernels<float>(h.isa).workspace_size;
