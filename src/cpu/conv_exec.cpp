@@ -251,14 +251,6 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     const bool same_type = g.dt == g.compute;
     const int64_t oc = g.groups * g.ocg;
     const std::size_t esize = dtype_size(g.compute);
-    // Whole images per thread when there are enough of them (and enough
-    // work to pay for the fork); else every thread works on each image
-    // (planes copy and GEMM, which split their own work). The im2col path's
-    // workers take whole chunks of any image.
-    const int threads = h.threads();
-    constexpr double kMinParallelFlops = 1e6;
-    const bool forked = threads > 1 && g.flops() >= kMinParallelFlops;
-    const bool whole_images = forked && (g.n % threads == 0 || g.n >= 4 * threads);
     if (forward_filter_a(g, pl)) {
         pl.filter_a = true;
         if (!pl.w_direct) {
@@ -287,8 +279,15 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     }
     pl.scratch_elems = pl.y_direct ? 0 : pl.chunk * g.ocg;
 
+    // Whole images per thread when there are enough of them (and enough
+    // work to pay for the fork); else every thread works on each image
+    // (planes copy and GEMM, which split their own work). The im2col path's
+    // workers take whole chunks of any image.
+    const int threads = h.threads();
+    constexpr double kMinParallelFlops = 1e6;
     const int64_t outer_items = pl.im2col_cols > 0 ? g.n * ((pl.m_virtual + pl.chunk - 1) / pl.chunk) : g.n;
-    pl.outer_parallel = pl.im2col_cols > 0 ? forked && outer_items > 1 : whole_images;
+    pl.outer_parallel = threads > 1 && g.flops() >= kMinParallelFlops &&
+                        (pl.im2col_cols > 0 ? outer_items > 1 : g.n % threads == 0 || g.n >= 4 * threads);
     pl.workers = pl.outer_parallel ? static_cast<int>(std::min<int64_t>({threads, outer_items, 64})) : 1;
     const ExecContext inner{pl.outer_parallel ? 1 : threads};
     const int64_t k_total = pl.taps * g.icg;
