@@ -10,6 +10,7 @@
 #include "cpu/gemm.hpp"
 #include "cpu/kernels/util/conv_common.hpp"
 #include "cpu/kernels/util/conv_im2col.hpp"
+#include "cpu/kernels/util/depthwise_columns.hpp"
 #include "cpu/kernels/util/transpose.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
@@ -475,6 +476,113 @@ inline void depthwise_interior(const ops::ConvGeometry &g, int64_t &lo, int64_t 
     if (hi < lo) hi = lo;
 }
 
+// Output row (od, oh) of image ximg by depthwise_columns_strip over
+// `channels` channels (x's channel 0 at ximg, the filter w as [tap][channel]),
+// in strips of 4 to 8 pixels as even as the row allows (a 7-wide row is one
+// strip, a 28-wide row 4 of 7); those at the row's ends skip the padding's
+// columns. y: output pixel ow's channel c, times alpha, goes to y[ow *
+// y_step + c]; or null, and a strip of pw pixels from ow leaves its sums
+// in sums[(pixel - ow) * channels + c] (kDepthwiseColumnsMaxStrip x
+// channels), then calls emit(ow, pw).
+template <int SW, class Emit>
+void depthwise_columns_row(const ops::ConvGeometry &g, const float *ximg, const float *w, int64_t channels,
+                           int64_t od, int64_t oh, float *y, int64_t y_step, float alpha, float *sums, Emit &&emit) {
+    DepthwiseColumnsRows rows;
+    for_each_inside_row(g, od, oh, [&](int64_t kd, int64_t kh, int64_t id, int64_t ih) {
+        rows.x[rows.n] = ximg + id * g.xs[2] + ih * g.xs[3];
+        rows.w[rows.n] = w + (kd * g.k[1] + kh) * g.k[2] * channels;
+        ++rows.n;
+    });
+    int64_t lo, hi;
+    depthwise_interior(g, lo, hi);
+    const int64_t strips = ceil_div(g.out[2], kDepthwiseColumnsMaxStrip);
+    for (int64_t s = 0; s < strips; ++s) {
+        const int64_t ow = g.out[2] * s / strips, pw = g.out[2] * (s + 1) / strips - ow;
+        const auto run = [&](auto pixels, auto edge) {
+            constexpr int PW = decltype(pixels)::value;
+            constexpr bool Edge = decltype(edge)::value;
+            const int64_t iw0 = ow * SW - g.pad[2];
+            if (y != nullptr) {
+                depthwise_columns_strip<PW, SW, Edge>(rows, channels, iw0, g.in[2], g.xs[4], y + ow * y_step, y_step,
+                                                      alpha);
+                return;
+            }
+            depthwise_columns_strip<PW, SW, Edge>(rows, channels, iw0, g.in[2], g.xs[4], sums, channels, 1.0f);
+            emit(ow, PW);
+        };
+        using std::integral_constant;
+        const auto dispatch = [&](auto edge) {
+            switch (pw) {
+            case 4: return run(integral_constant<int, 4>{}, edge);
+            case 5: return run(integral_constant<int, 5>{}, edge);
+            case 6: return run(integral_constant<int, 6>{}, edge);
+            case 7: return run(integral_constant<int, 7>{}, edge);
+            default: return run(integral_constant<int, 8>{}, edge);
+            }
+        };
+        if (ow < lo || ow + pw > hi) dispatch(std::true_type{});
+        else dispatch(std::false_type{});
+    }
+}
+
+// x channels last, float (depthwise_columns): items are (chunk of
+// channels, output row), chunk by chunk, so that a 7 x 7 image's rows and
+// a wide one's alike share out evenly (7 rows on 2 threads left one idle
+// for a seventh of the time) and each worker reorders just its chunks'
+// filter, [tap][channel], on its stack (a pass over the whole filter before
+// the rows, its own parallel region, took a sixth of a 7 x 7 layer's time).
+// Chunks of about kDepthwiseColumnsChunk channels, multiples of the vector
+// but the last, each at least a vector. The sums go straight to y (times
+// alpha) when the epilogue is plain, else to a strip's buffer on the stack
+// that the epilogue then reads a pixel at a time.
+constexpr int64_t kDepthwiseColumnsChunk = 64;
+constexpr int64_t kDepthwiseColumnsMaxChunk = kDepthwiseColumnsChunk + kVectorBytes / sizeof(float);
+inline bool depthwise_columns(const ops::ConvGeometry &g) {
+    constexpr int64_t W = kVectorBytes / sizeof(float);
+    return g.ocg == 1 && g.k[2] == kDepthwiseColumnsTaps && g.dil[2] == 1 && (g.stride[2] == 1 || g.stride[2] == 2) &&
+           g.out[2] >= kDepthwiseColumnsMinStrip && g.k[0] * g.k[1] <= kDepthwiseColumnsMaxRows && g.groups >= W;
+}
+
+void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o) {
+    constexpr int64_t W = kVectorBytes / sizeof(float);
+    const ops::ConvGeometry &g = p.geo;
+    const Epilogue<float, float> epi = full_epilogue<float, float>(p, o);
+    const bool direct = epi.plain(g.ys[1]);
+    const int64_t channels = g.groups, taps = g.taps(), rows = g.n * g.out[0] * g.out[1];
+    const int64_t chunks = ceil_div(channels, kDepthwiseColumnsChunk);
+    const auto chunk_start = [&](int64_t i) { return i == chunks ? channels : channels * i / chunks / W * W; };
+    const int64_t row_macs = g.out[2] * channels * taps / chunks;
+    parallel_ranges(ctx, chunks * rows, conv_grain(row_macs), [&](int64_t begin, int64_t end) {
+        alignas(64) float wl[kDepthwiseColumnsMaxChunk * kDepthwiseColumnsMaxRows * kDepthwiseColumnsTaps];
+        alignas(64) float sums[kDepthwiseColumnsMaxStrip * kDepthwiseColumnsMaxChunk];
+        int64_t loaded = -1;
+        for (int64_t q = begin; q < end; ++q) {
+            const int64_t chunk = q / rows, row = q % rows;
+            const int64_t c0 = chunk_start(chunk), cn = chunk_start(chunk + 1) - c0;
+            if (chunk != loaded) {
+                const float *w = static_cast<const float *>(o.w) + c0 * g.ws[0];
+                for (int64_t t = 0; t < taps; ++t) {
+                    const int64_t off = tap_filter_offset(g, t);
+                    for (int64_t j = 0; j < cn; ++j) wl[t * cn + j] = w[j * g.ws[0] + off];
+                }
+                loaded = chunk;
+            }
+            const int64_t oh = row % g.out[1], od = row / g.out[1] % g.out[0], img = row / (g.out[1] * g.out[0]);
+            const float *ximg = static_cast<const float *>(o.x) + img * g.xs[0] + c0;
+            const int64_t y_row = img * g.ys[0] + od * g.ys[2] + oh * g.ys[3] + c0 * g.ys[1];
+            const int64_t z_row = img * p.zs[0] + od * p.zs[2] + oh * p.zs[3] + c0 * p.zs[1];
+            float *y = direct ? static_cast<float *>(o.y) + y_row : nullptr;
+            const auto emit = [&](int64_t ow, int64_t pw) {
+                for (int64_t j = 0; j < pw; ++j)
+                    epi.run(sums + j * cn, cn, y_row + (ow + j) * g.ys[4], g.ys[1], z_row + (ow + j) * p.zs[4], p.zs[1],
+                            c0, 1);
+            };
+            if (g.stride[2] == 1) depthwise_columns_row<1>(g, ximg, wl, cn, od, oh, y, g.ys[4], epi.alpha, sums, emit);
+            else depthwise_columns_row<2>(g, ximg, wl, cn, od, oh, y, g.ys[4], epi.alpha, sums, emit);
+        }
+    });
+}
+
 // Channels innermost with one x channel per output channel, contiguous
 // (NHWC, no multiplier). When x holds the compute type and the channels are
 // a multiple of 16, a row goes in strips of 8 or 4 pixels
@@ -536,11 +644,16 @@ void depthwise_pixels(const ExecContext &ctx, const ops::ConvForwardProblem &p, 
     });
 }
 
-// x channels last (x's channel stride 1): the pixel strips without a
-// channel multiplier, else the L1 blocks of pixels x channels.
+// x channels last (x's channel stride 1): float's column strips (which
+// read the filter as the caller has it: wr is not made for them), the
+// pixel strips without a channel multiplier, else the L1 blocks of pixels x
+// channels.
 template <class T, class C>
 void depthwise_channels_last(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o,
                              const C *wr) {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+        if (depthwise_columns(p.geo)) return depthwise_columns_nhwc(ctx, p, o);
+    }
     if (p.geo.ocg == 1) depthwise_pixels<T, C>(ctx, p, o, wr);
     else depthwise_channels_inner<T, C>(ctx, p, o, wr);
 }
@@ -743,7 +856,8 @@ void depthwise_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, c
             return;
         }
     }
-    depthwise_filter<T, C>(ctx, g, static_cast<const T *>(o.w), wr);
+    if (!std::is_same_v<T, float> || !std::is_same_v<C, float> || !depthwise_columns(g))
+        depthwise_filter<T, C>(ctx, g, static_cast<const T *>(o.w), wr);
     if (g.xs[1] != 1) {
         void *rest = align64(reinterpret_cast<unsigned char *>(wr + g.taps() * g.groups * g.ocg));
         depthwise_channels_first<T, C>(ctx, p, o, wr, rest);
