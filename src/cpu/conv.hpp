@@ -329,14 +329,13 @@ DepthwiseCopies depthwise_copies(const ops::ConvGeometry &g);
 // blocks of `block` channels (a multiple of 16) and bands of `band` output
 // rows of one image at a time, sized to fit kDepthwiseBlockBytes and to
 // balance the workers' items: each worker transposes the rows a band reads
-// channels last into its own buffers (in L2), pads them, and transposes the
-// sums back. False where it does not apply or the buffers would not fit.
-// A worker's buffers, `block` compute-type elements per pixel
-// (worker_elems): in_rows input rows, the padded planes (padded[0] x
-// padded[1]), twice a band's output pixels, and the filter (a pixel per
-// tap).
+// channels last into padded rows in its own buffers (in L2), and transposes
+// the sums back. False where it does not apply or the buffers would not
+// fit. A worker's buffers, `block` compute-type elements per pixel
+// (worker_elems): the padded planes (padded[0] x padded[1]), twice a band's
+// output pixels, and the filter (a pixel per tap).
 struct DepthwiseBlocks {
-    int64_t block = 0, band = 0, in_rows = 0;
+    int64_t block = 0, band = 0;
     int64_t padded[2] = {};  // rows and columns of a band's padded planes
     int64_t worker_elems = 0;
 };

@@ -529,15 +529,15 @@ bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *
     if (g.xs[1] == 1 || g.ocg != 1 || g.dt != g.compute || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 ||
         !conv_packed_spatial(g.in, g.xs, 1) || depthwise_rows(g, threads, &rows))
         return false;
-    const int64_t s = g.stride[1], reach = (g.k[1] - 1) * g.dil[1] + 1, in_w = g.in[2], out_w = g.out[2];
+    const int64_t s = g.stride[1], reach = (g.k[1] - 1) * g.dil[1] + 1, out_w = g.out[2];
     const int64_t wp = (out_w - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1;  // the columns the taps reach
     const int64_t channels = (g.groups + 15) / 16 * 16, team = std::max(threads, 1);
-    // A worker's pixels for a band of `rows` output rows: the input rows it
-    // reads, their padded rows, twice its outputs, and the filter's taps.
+    // A worker's pixels for a band of `rows` output rows: the padded rows it
+    // reads, twice its outputs, and the filter's taps.
     const auto padded_rows = [&](int64_t rows) { return (rows - 1) * s + reach; };
     const auto pixels = [&](int64_t rows) {
         const int64_t hp = padded_rows(rows);
-        return std::min(hp, g.in[1]) * in_w + hp * wp + 2 * rows * out_w + g.taps();
+        return hp * wp + 2 * rows * out_w + g.taps();
     };
     // Of the blocks whose buffers fit with bands of 8 rows or the whole
     // image, the one whose busiest worker has the least work (the taps'
@@ -560,7 +560,6 @@ bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *
         if (b->block != 0 && busiest >= best) continue;
         best = busiest;
         b->block = block, b->band = rows, b->padded[0] = padded_rows(rows), b->padded[1] = wp;
-        b->in_rows = std::min(b->padded[0], g.in[1]);
         b->worker_elems = pixels(rows) * block;
     }
     return b->block > 0;

@@ -737,11 +737,20 @@ void depthwise_channels_first(const ExecContext &ctx, const ops::ConvForwardProb
 // tap inside), a vector of channels at a time in strips of 14, 7, 4 and
 // then the last 1-3 pixels, each pixel's sums in one register: a 7 x 7 or
 // 14 x 14 layer's row is one strip (strips of 4 and 3 on 7-pixel rows spent
-// half their time entering and leaving).
+// half their time entering and leaving). Float with 3 taps along w: the
+// column strips.
 template <class C>
 void depthwise_block_row(const ops::ConvGeometry &g, const C *xp, const C *w, int64_t lanes, int64_t oh, C *y,
                          C alpha) {
     constexpr int W = kVectorBytes / sizeof(C);
+    if constexpr (std::is_same_v<C, float>) {
+        if (depthwise_columns(g)) {
+            const auto no_emit = [](int64_t, int64_t) {};
+            if (g.stride[2] == 1) depthwise_columns_row<1>(g, xp, w, lanes, 0, oh, y, lanes, alpha, nullptr, no_emit);
+            else depthwise_columns_row<2>(g, xp, w, lanes, 0, oh, y, lanes, alpha, nullptr, no_emit);
+            return;
+        }
+    }
     for (int64_t c0 = 0; c0 < lanes; c0 += W) {
         const auto strip = [&](auto pixels, int64_t ow) {
             depthwise_strip<W, decltype(pixels)::value, false>(g, xp, w, lanes, c0, 0, oh, ow, y + ow * lanes + c0,
@@ -764,9 +773,10 @@ void depthwise_block_row(const ops::ConvGeometry &g, const C *xp, const C *w, in
 
 // x channels first, planned by depthwise_blocks (2-D): a worker takes
 // (image, block of channels, band of output rows) items. It transposes the
-// input rows the band reads, channels last, into its buffer, copies them
-// into padded planes (the side borders zero from the start, the rows
-// outside x zeroed per item), runs the pixel strips over them
+// input rows the band reads, channels last, into padded planes (the side
+// borders zero from the start, the rows outside x zeroed per item; a
+// transpose into a buffer and a copy from it into the planes took a
+// quarter of a stride-2 layer's time), runs the pixel strips over them
 // (depthwise_block_row: no tap to check; the lanes past a last block's
 // channels have zero weights) into a second buffer, and transposes the sums
 // back: alpha * sums straight into y when the epilogue is plain and y's
@@ -789,9 +799,9 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
         static_cast<int>(std::clamp<int64_t>(imin_(ctx.threads, items / conv_grain(item_macs)), 1, 64));
     parallel_workers(workers, [&](int t) {
         WorkspaceCursor cur(buffers);
-        C *xb = nullptr;
-        for (int k = 0; k <= t; ++k) xb = cur.take<C>(db.worker_elems);
-        C *xp = xb + db.in_rows * g.in[2] * block, *yb = xp + db.padded[0] * wp * block;
+        C *xp = nullptr;
+        for (int k = 0; k <= t; ++k) xp = cur.take<C>(db.worker_elems);
+        C *yb = xp + db.padded[0] * wp * block;
         C *yt = yb + band * g.out[2] * block, *wb = yt + band * g.out[2] * block;
         ops::ConvGeometry gp = g;
         int64_t zeroed = 0;  // the lanes of the layout whose side borders are zero
@@ -807,7 +817,7 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
             // borders where the wider one held x), and the lanes past cb
             // are zeros, not whatever the workspace held (NaN, denormals).
             if (lanes != zeroed) {
-                std::memset(xb, 0, static_cast<std::size_t>(yb - xb) * sizeof(C));
+                std::memset(xp, 0, static_cast<std::size_t>(yb - xp) * sizeof(C));
                 zeroed = lanes;
             }
             // The block's filter as wb[tap * lanes + channel], zero past cb.
@@ -815,16 +825,15 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
                 const C *wt = static_cast<const C *>(o.w) + c0 * g.ws[0] + tap_filter_offset(g, k);
                 for (int64_t j = 0; j < lanes; ++j) wb[k * lanes + j] = j < cb ? wt[j * g.ws[0]] : C(0);
             }
-            transpose_elements(sizeof(C),
-                               static_cast<const C *>(o.x) + img * g.xs[0] + c0 * g.xs[1] + (top + r_lo) * g.in[2],
-                               g.xs[1], xb, lanes, (r_hi - r_lo) * g.in[2], cb);
+            // x's rows straight into the padded rows, channels last.
+            const C *xc = static_cast<const C *>(o.x) + img * g.xs[0] + c0 * g.xs[1];
             for (int64_t r = 0; r < hp; ++r) {
                 C *row = xp + r * wp * lanes;
                 if (r < r_lo || r >= r_hi)
                     std::memset(row, 0, static_cast<std::size_t>(wp * lanes) * sizeof(C));
                 else
-                    std::memcpy(row + g.pad[2] * lanes, xb + (r - r_lo) * g.in[2] * lanes,
-                                static_cast<std::size_t>(cols_in * lanes) * sizeof(C));
+                    transpose_elements(sizeof(C), xc + (top + r) * g.in[2], g.xs[1], row + g.pad[2] * lanes, lanes,
+                                       cols_in, cb);
             }
             gp.groups = lanes, gp.in[1] = hp;
             gp.xs[4] = lanes, gp.xs[3] = lanes * wp, gp.xs[2] = gp.xs[3] * hp, gp.xs[1] = 1;
