@@ -324,6 +324,19 @@ struct DepthwiseCopies {
 };
 DepthwiseCopies depthwise_copies(const ops::ConvGeometry &g);
 
+// The depthwise column strips (kernels/util/depthwise_columns.hpp), float
+// channels last (x's own or the blocks' padded planes): geometries with 3
+// taps along w, no dilation along w, stride 1 or 2 along w, rows of 4 or
+// more pixels (strips of 4 to 8), at most 16 filter rows (kd, kh); the
+// kernels also need a vector of channels.
+constexpr int kDepthwiseColumnsMaxRows = 16;
+constexpr int kDepthwiseColumnsTaps = 3;
+constexpr int kDepthwiseColumnsMinStrip = 4, kDepthwiseColumnsMaxStrip = 8;
+inline bool depthwise_columns_fit(const ops::ConvGeometry &g) {
+    return g.ocg == 1 && g.k[2] == kDepthwiseColumnsTaps && g.dil[2] == 1 && (g.stride[2] == 1 || g.stride[2] == 2) &&
+           g.out[2] >= kDepthwiseColumnsMinStrip && g.k[0] * g.k[1] <= kDepthwiseColumnsMaxRows;
+}
+
 // For 2-D convolutions without a channel multiplier whose x is channels
 // first in the compute type with its pixels packed, the kernel works on
 // blocks of `block` channels (a multiple of 16) and bands of `band` output

@@ -521,13 +521,24 @@ double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo,
 // 256 KiB: half of a Zen 3 core's L2.
 constexpr std::size_t kDepthwiseBlockBytes = 256 << 10;
 
+namespace {
+
+// Whether the blocks' padded planes would go through the column strips:
+// float, and a geometry they take.
+bool blocks_columns(const ops::ConvGeometry &g) {
+    return g.dt == ANYDNN_DATA_FLOAT && g.compute == ANYDNN_DATA_FLOAT && depthwise_columns_fit(g);
+}
+
+}  // namespace
+
 bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *b) {
-    // Rows of 32 or more go by depthwise_rows: faster there (MobileNet-v2's
-    // 112 x 112 layer 1.3x slower in blocks, 56 x 56 1.2x; the stride-2
-    // layers from them alike).
+    // Rows of 32 or more go by depthwise_rows where the column strips do
+    // not apply: faster there (MobileNet-v2's 112 x 112 layer 1.3x slower in
+    // blocks with depthwise_strip, 56 x 56 1.2x; the stride-2 layers from
+    // them alike).
     DepthwiseRows rows;
     if (g.xs[1] == 1 || g.ocg != 1 || g.dt != g.compute || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 ||
-        !conv_packed_spatial(g.in, g.xs, 1) || depthwise_rows(g, threads, &rows))
+        !conv_packed_spatial(g.in, g.xs, 1) || (!blocks_columns(g) && depthwise_rows(g, threads, &rows)))
         return false;
     const int64_t s = g.stride[1], reach = (g.k[1] - 1) * g.dil[1] + 1, out_w = g.out[2];
     const int64_t wp = (out_w - 1) * g.stride[2] + (g.k[2] - 1) * g.dil[2] + 1;  // the columns the taps reach
@@ -594,8 +605,13 @@ bool depthwise_rows(const ops::ConvGeometry &g, int threads, DepthwiseRows *r) {
     // Narrower rows go by depthwise_blocks: a 28-wide layer's channels
     // (MobileNet-v2's b5) took 1.2-1.5x longer here, its bands' copies,
     // epilogue rows and short taps passes costing more than the transposes.
+    // So do float's rows that the blocks' column strips take (MobileNet-v2's
+    // 56 x 56 and 112 x 112 layers: b2_dw_s2 0.88x oneDNN's time there, 1.36x
+    // here; b3_dw 1.10x, 1.20x; dw1 alike).
+    DepthwiseBlocks blocks;
     if (g.icg != 1 || g.xs[4] != 1 || g.in[0] != 1 || g.k[0] != 1 || g.out[0] != 1 || g.pad[0] != 0 ||
-        g.stride[1] > 2 || g.stride[2] > 2 || g.out[2] < kDepthwiseRowsMinWidth || g.taps() > kDepthwiseRowsMaxTaps)
+        g.stride[1] > 2 || g.stride[2] > 2 || g.out[2] < kDepthwiseRowsMinWidth || g.taps() > kDepthwiseRowsMaxTaps ||
+        (blocks_columns(g) && depthwise_blocks(g, threads, &blocks)))
         return false;
     const int64_t sh = g.stride[1], sw = g.stride[2], out_h = g.out[1];
     const int64_t extra = (g.k[1] - 1) * g.dil[1] / sh;  // plane rows past a band's output rows

@@ -539,8 +539,7 @@ constexpr int64_t kDepthwiseColumnsChunk = 64;
 constexpr int64_t kDepthwiseColumnsMaxChunk = kDepthwiseColumnsChunk + kVectorBytes / sizeof(float);
 inline bool depthwise_columns(const ops::ConvGeometry &g) {
     constexpr int64_t W = kVectorBytes / sizeof(float);
-    return g.ocg == 1 && g.k[2] == kDepthwiseColumnsTaps && g.dil[2] == 1 && (g.stride[2] == 1 || g.stride[2] == 2) &&
-           g.out[2] >= kDepthwiseColumnsMinStrip && g.k[0] * g.k[1] <= kDepthwiseColumnsMaxRows && g.groups >= W;
+    return depthwise_columns_fit(g) && g.groups >= W;
 }
 
 void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvOperands &o) {

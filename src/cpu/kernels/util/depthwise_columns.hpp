@@ -10,13 +10,10 @@
 // oneDNN's time, channels last).
 #pragma once
 
+#include "cpu/conv.hpp"
 #include "cpu/kernels/util/conv_common.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
-
-constexpr int kDepthwiseColumnsMaxRows = 16;  // filter rows (kd, kh) inside x
-constexpr int kDepthwiseColumnsTaps = 3;      // taps along w
-constexpr int kDepthwiseColumnsMinStrip = 4, kDepthwiseColumnsMaxStrip = 8;
 
 // One output row's filter rows that lie inside x: x[r] is input row r's
 // pixel 0, channel 0; w[r] its first tap's weights (wr's [tap][channel]
