@@ -356,23 +356,26 @@ TEST_P(ConvEdge, DepthwiseRowsAnyThreadCount) {
     }
 }
 
-// DIRECT depthwise channels last, float, 3 taps along w (the strips of
-// depthwise_columns_strip, each column loaded once): rows of 4 to 70
+// DIRECT depthwise, float, 3 taps along w (the strips of
+// depthwise_columns_strip, each column loaded once): rows of 4 to 68
 // pixels (strips of 4 to 8, the ends skipping the padding's columns: pads
 // 0 to 3, some pixels with no tap inside), stride 1 and 2 along w,
 // channels that are not a multiple of the vector (the last vector
 // overlaps the one before it: with beta or the fused call those channels
-// must be blended once), 3-D, and x and y with gaps (strided: through the
-// channels-last copies).
-TEST_P(ConvEdge, DepthwiseColumnsChannelsLast) {
+// must be blended once), several chunks of channels channels last (100 and
+// 150: a last chunk that is not a multiple of the vector), 3-D (NCHW: the
+// channels-last copies), NCHW (the blocks' padded planes) and x and y
+// with gaps (strided).
+TEST_P(ConvEdge, DepthwiseColumnsStrips) {
     for (int threads : {1, 2, 3}) {
         Handle h(GetParam(), threads);
         SKIP_IF_UNAVAILABLE(h);
         for (const char *text : {"g12ic12ih5iw4oc12kh3kw3ph1pw1", "g20ic20ih6iw17oc20kh3kw3sw2ph1pw1",
                                  "g33ic33ih7iw23oc33kh3kw3sh2ph2pw2", "g16ic16ih9iw70oc16kh3kw3",
                                  "g40ic40ih8iw14oc40kh5kw3sw2ph2pw1", "g24ic24ih4iw5oc24kh3kw3ph3pw3",
-                                 "g18ic18id3ih5iw9oc18kd2kh3kw3pd1ph1pw1"})
-            for (Layout layout : {Layout::nhwc, Layout::strided}) {
+                                 "g18ic18id3ih5iw9oc18kd2kh3kw3pd1ph1pw1", "g100ic100ih5iw9oc100kh3kw3ph1pw1",
+                                 "g150ic150ih4iw13oc150kh3kw3sw2pw1"})
+            for (Layout layout : {Layout::nhwc, Layout::nchw, Layout::strided}) {
                 Checker checker(make_case(text, 2, layout));
                 for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y})
                     EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_DIRECT, mode))

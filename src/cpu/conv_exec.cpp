@@ -524,9 +524,11 @@ constexpr std::size_t kDepthwiseBlockBytes = 256 << 10;
 namespace {
 
 // Whether the blocks' padded planes would go through the column strips:
-// float, and a geometry they take.
+// float, a geometry they take, and a block's 16 lanes filled (with fewer
+// channels the blocks would multiply and transpose the zero lanes too:
+// 16x the work for one channel, where the rows path runs full vectors).
 bool blocks_columns(const ops::ConvGeometry &g) {
-    return g.dt == ANYDNN_DATA_FLOAT && g.compute == ANYDNN_DATA_FLOAT && depthwise_columns_fit(g);
+    return g.dt == ANYDNN_DATA_FLOAT && g.compute == ANYDNN_DATA_FLOAT && g.groups >= 16 && depthwise_columns_fit(g);
 }
 
 }  // namespace
@@ -552,8 +554,8 @@ bool depthwise_blocks(const ops::ConvGeometry &g, int threads, DepthwiseBlocks *
     };
     // Of the blocks whose buffers fit with bands of 8 rows or the whole
     // image, the one whose busiest worker has the least work (the taps'
-    // MACs, and the transposes' and copies' few per element, counted as 2
-    // MACs), the larger on a tie: a 14 x 14 layer's 192 channels go as 3 + 3
+    // MACs, and the transposes' and the padding's few per element, counted
+    // as 2 MACs), the larger on a tie: a 14 x 14 layer's 192 channels go as 3 + 3
     // items of 32, not 2 + 1 of 64.
     double best = 0;
     b->block = 0;

@@ -736,8 +736,8 @@ void depthwise_channels_first(const ExecContext &ctx, const ops::ConvForwardProb
 // tap inside), a vector of channels at a time in strips of 14, 7, 4 and
 // then the last 1-3 pixels, each pixel's sums in one register: a 7 x 7 or
 // 14 x 14 layer's row is one strip (strips of 4 and 3 on 7-pixel rows spent
-// half their time entering and leaving). Float with 3 taps along w: the
-// column strips.
+// half their time entering and leaving). Float with 3 taps along w takes
+// the column strips instead (depthwise_columns_row).
 template <class C>
 void depthwise_block_row(const ops::ConvGeometry &g, const C *xp, const C *w, int64_t lanes, int64_t oh, C *y,
                          C alpha) {
