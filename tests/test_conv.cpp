@@ -386,20 +386,46 @@ TEST_P(ConvEdge, DepthwiseColumnsStrips) {
 }
 
 // IMPLICIT_PRECOMP_GEMM channels last with the filter as A (filter_a: one
-// image, output channels >= 2 x the planes' pixels, several taps, 16+
-// input channels where a stride would take the im2col path): x's planes
-// as B^T, y through the scratch; the filter in place (KRSC) or reordered
-// with its taps side by side (f16, and NCHW's KCRS filter on the
-// channels-last copies); stride and dilation, odd channel counts, and a
-// shape just below the line (100 < 2 x 61).
+// image, output channels >= 2 x the output pixels, several taps, 16+
+// input channels where a stride would take the im2col path): float's x
+// pixels gathered into the packed B (b_gather; NCHW's KCRS filter read in
+// place too, y written by the GEMM), f16's x planes as B^T with the filter
+// reordered with its taps side by side; y through the scratch channels
+// last; stride and dilation, odd channel counts, and a shape just below
+// the line (96 < 2 x 49).
 TEST_P(ConvEdge, FilterAsAChannelsLast) {
     for (int threads : {1, 2, 3}) {
         Handle h(GetParam(), threads);
         SKIP_IF_UNAVAILABLE(h);
         for (const char *text : {"ic5ih5iw6oc80kh3kw2ph1pw1", "ic16ih9iw9oc97kh3kw3sh2sw2ph1pw1dh1dw1",
-                                 "ic24ih7oc130kh3ph1", "ic24ih7oc100kh3ph1"})
+                                 "ic24ih7oc130kh3ph1", "ic24ih7oc96kh3ph1"})
             for (Layout layout : {Layout::nhwc, Layout::nchw})
                 for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF}) {
+                    Checker checker(make_case(text, 1, layout, dt));
+                    for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
+                        EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))
+                            << text << ", " << threads << " threads";
+                        if (HasFailure()) return;
+                    }
+                }
+    }
+}
+
+// One image's pixels gathered into the GEMM's packed B (b_gather) channels
+// first, where the GEMM reads the KCRS filter in place: output pixels that
+// are not a multiple of the tile (7 x 7, 5 x 9 at stride 2), stride,
+// dilation and padding wider than the filter's half (the planes' phases
+// and zeros), 3-D, double, few output channels (channels first has no
+// line), and y strided (through the scratch) or packed (the GEMM writes
+// it, with beta and the fused epilogue after).
+TEST_P(ConvEdge, GatheredPixelsChannelsFirst) {
+    for (int threads : {1, 2, 3}) {
+        Handle h(GetParam(), threads);
+        SKIP_IF_UNAVAILABLE(h);
+        for (const char *text : {"ic19ih7oc40kh3ph1", "ic8ih10iw18oc24kh3kw3sh2sw2ph1pw1", "ic6ih9oc17kh3dh2ph3",
+                                 "ic5id4ih6oc12kd2kh3pd1ph1", "ic33ih14oc8kh2kw3pw1"})
+            for (Layout layout : {Layout::nchw, Layout::strided})
+                for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE}) {
                     Checker checker(make_case(text, 1, layout, dt));
                     for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
                         EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))

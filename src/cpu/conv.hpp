@@ -72,6 +72,16 @@ struct ConvPrecompPlan {
     // row-major matrix of im2col_ld >= im2col_cols = C * taps columns, one
     // GEMM per chunk. L is then the output (no junk pixels).
     int64_t im2col_cols = 0, im2col_ld = 0;
+    // Forward, one small image (forward_b_gather): the filter as A read in
+    // place in its own reduction order (KRSC's tap-major channels last,
+    // KCRS's channel-major channels first), and B the planes' pixels
+    // gathered by offsets straight into the GEMM's packed layout
+    // (GemmKernels::pack_b_gather): no filter reorder, no transposes of x
+    // or y, no junk pixels (L stays the planes'; the GEMM's columns are
+    // y's pixels, m_virtual of them). b_gather_bytes: the offsets and the
+    // packed B, once in the workspace after the worker's.
+    bool b_gather = false;
+    std::size_t b_gather_bytes = 0;
     // Forward channels first on small images (conv_channels_last_copies):
     // the plan is the channels-last geometry's, run on copies of x and y
     // (these elements of x's type, first in the workspace): x transposed in,

@@ -144,6 +144,14 @@ struct GemmKernels {
     std::size_t (*packed_a_size)(int64_t m, int64_t k_total);
     void (*pack_a)(const ExecContext &, bool trans_a, int64_t m, int64_t k, int64_t batch, const T *const *a,
                    int64_t lda, T *packed);
+    // op(B) given by offsets, packed as pack_b lays it out: element (p, j)
+    // is base[row_off[p] + col_off[j]] (p < k_total, j < n). A convolution's
+    // input pixels gathered straight from its planes into the packed
+    // product, in the reduction order of the filter it reads in place and
+    // without the planes' junk pixels (ConvPrecompPlan::b_gather), as an
+    // indirect convolution's indirection buffer, by offsets.
+    void (*pack_b_gather)(const ExecContext &, int64_t n, int64_t k_total, const T *base, const int64_t *row_off,
+                          const int64_t *col_off, T *packed);
 };
 
 ANYDNN_DECLARE_ISA_TABLE(GemmKernels<float>, gemm_f32)

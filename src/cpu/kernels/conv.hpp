@@ -35,7 +35,8 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
     const auto &x = *static_cast<const PrecompPostCtx<T, C> *>(vctx);
     const ops::ConvGeometry &g = *x.geo;
     const ConvPrecompPlan &pl = *x.plan;
-    const int64_t L1 = pl.L[1], L2 = pl.L[2];
+    // b_gather's columns are y's pixels, the others' the planes'.
+    const int64_t L1 = pl.b_gather ? g.out[1] : pl.L[1], L2 = pl.b_gather ? g.out[2] : pl.L[2];
     const int64_t *ys = g.ys, *zs = x.zs;
     if (!pl.filter_a) {
         const int64_t oc0 = x.group * g.ocg + col0;
@@ -91,7 +92,7 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
     }
 
     const T *w = static_cast<const T *>(o.w);
-    if (!pl.w_direct) reorder_filter(ctx, g, pl, w, wr);
+    if (!pl.w_direct && !pl.b_gather) reorder_filter(ctx, g, pl, w, wr);
     auto filter_tap = [&](int64_t grp, int64_t t) -> const C * {
         if (pl.w_direct) return reinterpret_cast<const C *>(w) + grp * ocg * g.ws[0] + pl.tap_w[t];
         if (pl.wr_taps_inner) return wr + (grp * ocg * taps + t) * icg;
@@ -174,17 +175,45 @@ void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, con
         return;
     }
 
+    // Image img's planes: x itself, or filled into the worker's.
     const int64_t rows = pl.channels_last ? pl.phases * pl.L[0] * pl.L[1] : ic * pl.phases * pl.L[0] * pl.L[1];
+    auto image_planes = [&](Worker &wk, int64_t img, const ExecContext &inner) -> const C * {
+        if (pl.x_direct) return reinterpret_cast<const C *>(o.x) + img * g.xs[0];
+        const T *x = static_cast<const T *>(o.x) + img * g.xs[0];
+        const int64_t grain = imin_(rows, 1 + kElementwiseGrain / (pl.L[2] * (pl.channels_last ? ic : 1)));
+        parallel_ranges(inner, rows, grain, [&](int64_t b, int64_t e) { fill_planes(g, pl, x, wk.planes, b, e); });
+        return wk.planes;
+    };
+
+    if (pl.b_gather) {
+        // One image, one group: B's element (k, j) is reduction step k (tap t
+        // and channel c in the filter's order) of y's pixel j, at row_off[k]
+        // + col_off[j] in the planes; packed by them, one GEMM.
+        const int64_t k_total = taps * icg, n = pl.m_virtual;
+        int64_t *row_off = cur.take<int64_t>(k_total), *col_off = cur.take<int64_t>(n);
+        C *bpk = cur.take<C>(static_cast<int64_t>(gk.packed_b_size(n, k_total) / sizeof(C)));
+        for (int64_t t = 0; t < taps; ++t)
+            for (int64_t c = 0; c < icg; ++c)
+                row_off[pl.channels_last ? t * icg + c : c * taps + t] =
+                    pl.tap_phase[t] * pl.phase_stride + pl.tap_pixel[t] * pl.pix_stride + c * pl.chan_stride;
+        int64_t j = 0;
+        for (int64_t od = 0; od < g.out[0]; ++od)
+            for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                for (int64_t ow = 0; ow < g.out[2]; ++ow)
+                    col_off[j++] = ((od * pl.L[1] + oh) * pl.L[2] + ow) * pl.pix_stride;
+        gk.pack_b_gather(ctx, n, k_total, image_planes(workers[0], 0, ctx), row_off, col_off, bpk);
+        GemmArgs<C> a;
+        a.m = ocg, a.n = n, a.k = k_total;
+        a.a = reinterpret_cast<const C *>(w), a.lda = pl.w_ld;
+        a.b = a.b_packed = bpk, a.ldb = n;
+        PrecompPostCtx<T, C> pc;
+        set_output(a, workers[0], 0, 0, 0, n, pc);
+        gk.gemm(ctx, a, workers[0].gemm_ws);
+        return;
+    }
+
     auto image = [&](Worker &wk, int64_t img, const ExecContext &inner) {
-        const C *planes;
-        if (pl.x_direct) {
-            planes = reinterpret_cast<const C *>(o.x) + img * g.xs[0];
-        } else {
-            const T *x = static_cast<const T *>(o.x) + img * g.xs[0];
-            const int64_t grain = imin_(rows, 1 + kElementwiseGrain / (pl.L[2] * (pl.channels_last ? ic : 1)));
-            parallel_ranges(inner, rows, grain, [&](int64_t b, int64_t e) { fill_planes(g, pl, x, wk.planes, b, e); });
-            planes = wk.planes;
-        }
+        const C *planes = image_planes(wk, img, inner);
         for (int64_t grp = 0; grp < g.groups; ++grp) {
             for (int64_t i0 = 0; i0 < pl.m_virtual; i0 += pl.chunk) {
                 const int64_t len = imin_(pl.chunk, pl.m_virtual - i0);

@@ -239,6 +239,36 @@ struct Engine {
         });
     }
 
+    // GemmKernels::pack_b_gather: the blocks and slivers of pack_whole_b,
+    // each step's lanes gathered from its row at the columns' offsets.
+    static void pack_whole_b_gather(const ExecContext &ctx, int64_t n, int64_t kt, const T *base,
+                                    const int64_t *row_off, const int64_t *col_off, T *packed) {
+        if (n <= 0 || kt <= 0) return;
+        const int64_t step = kc_step(kt), blocks = ceil_div(kt, step), slivers = ceil_div(n, NR);
+        parallel_ranges(ctx, blocks * slivers, 16, [&](int64_t begin, int64_t end) {
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t pc = item / slivers * step, kc = imin_(step, kt - pc), j = item % slivers * NR;
+                const int lanes = static_cast<int>(imin_(NR, n - j));
+                const int64_t *cols = col_off + j;
+                T *d = packed + pc * round_up(n, NR) + j * kc;
+                // A full sliver's constant trip count vectorizes (gathers);
+                // a narrow one's zero lanes are one fill, not a fill per step.
+                if (lanes == NR) {
+                    for (int64_t q = 0; q < kc; ++q, d += NR) {
+                        const T *row = base + row_off[pc + q];
+                        for (int l = 0; l < NR; ++l) d[l] = row[cols[l]];
+                    }
+                } else {
+                    std::fill(d, d + kc * NR, T(0));
+                    for (int64_t q = 0; q < kc; ++q, d += NR) {
+                        const T *row = base + row_off[pc + q];
+                        for (int l = 0; l < lanes; ++l) d[l] = row[cols[l]];
+                    }
+                }
+            }
+        });
+    }
+
     static std::size_t packed_a_size(int64_t m, int64_t k) {
         return m <= 0 || k <= 0 ? 0 : static_cast<std::size_t>(round_up(m, MR) * k) * sizeof(T);
     }
@@ -403,7 +433,8 @@ constexpr GemmKernels<typename K::type> make_gemm_kernels() {
             &E::packed_b_size,
             &E::pack_whole_b,
             &E::packed_a_size,
-            &E::pack_whole_a};
+            &E::pack_whole_a,
+            &E::pack_whole_b_gather};
 }
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
