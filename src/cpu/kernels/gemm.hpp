@@ -129,34 +129,35 @@ inline void transpose_4x8(const __m256 r[4], __m256 out[4]) {
     out[3] = _mm256_permute2f128_ps(s2, s3, 0x31);
 }
 
-// The transposing pack (pack_lanes_strided's contract) of a full f32
-// sliver in 8-step blocks through registers, reading the W source rows side
-// by side: op(A) = A and op(B) = B^T, the common cases, go through here.
+// The transposing pack (pack_lanes_rows's contract) of a full f32 sliver
+// in 8-step blocks through registers, reading the W source rows side by
+// side: op(A) = A and op(B) = B^T, the common cases, and a gathered B's
+// runs of contiguous steps (channels-last pixels) go through here.
 template <int W>
-void f32_pack_strided(const float *src, int64_t ld, int64_t len, int lanes, float *d) {
+void f32_pack_rows(const float *const *rows, int64_t len, int lanes, float *d) {
     static_assert(W % 8 == 0 || W == 4);
     if (lanes < W) {
-        pack_lanes_strided<W>(src, ld, len, lanes, d);
+        pack_lanes_rows<W>(rows, len, lanes, d);
         return;
     }
     int64_t q = 0;
     for (; q + 8 <= len; q += 8) {
         if constexpr (W == 4) {
             __m256 r[4], out[4];
-            for (int l = 0; l < 4; ++l) r[l] = _mm256_loadu_ps(src + l * ld + q);
+            for (int l = 0; l < 4; ++l) r[l] = _mm256_loadu_ps(rows[l] + q);
             transpose_4x8(r, out);
             for (int i = 0; i < 4; ++i) _mm256_storeu_ps(d + q * 4 + i * 8, out[i]);
         } else {
             for (int g = 0; g < W; g += 8) {
                 __m256 r[8];
-                for (int l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(src + (g + l) * ld + q);
+                for (int l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(rows[g + l] + q);
                 transpose_8x8(r);
                 for (int t = 0; t < 8; ++t) _mm256_storeu_ps(d + (q + t) * W + g, r[t]);
             }
         }
     }
     for (int l = 0; l < W; ++l)
-        for (int64_t i = q; i < len; ++i) d[i * W + l] = src[l * ld + i];
+        for (int64_t i = q; i < len; ++i) d[i * W + l] = rows[l][i];
 }
 
 // The MR x (NV * W) register tile, B sliver rows NR elements apart; NV below
@@ -338,9 +339,9 @@ struct VecTile {
     static constexpr int64_t MC = MC_, KC = KC_, NC = NC_;
 
     template <int W>
-    static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
-        if constexpr (sizeof(T) == 4) f32_pack_strided<W>(src, ld, len, lanes, d);
-        else pack_lanes_strided<W>(src, ld, len, lanes, d);
+    static void pack_rows(const T *const *rows, int64_t len, int lanes, T *d) {
+        if constexpr (sizeof(T) == 4) f32_pack_rows<W>(rows, len, lanes, d);
+        else pack_lanes_rows<W>(rows, len, lanes, d);
     }
 
     static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr,
@@ -364,7 +365,7 @@ struct VecTile {
         if (Mode == TileA::steps && mr == MR) {
             step = lda;
         } else if (Mode == TileA::rows) {
-            pack_strided<MR>(ap, lda, kc, mr, sliver);
+            pack_strided<VecTile, MR>(ap, lda, kc, mr, sliver);
             a = sliver;
         } else if (Mode == TileA::steps) {
             for (int64_t p = 0; p < kc; ++p)

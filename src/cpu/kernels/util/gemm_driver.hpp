@@ -8,8 +8,8 @@
 //   using type = float | double;
 //   static constexpr int MR, NR;                 the register tile
 //   static constexpr int64_t MC, KC, NC;         the cache blocks (MC % MR == NC % NR == 0)
-//   template <int W> static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d);
-//                                                the transposing pack (pack_lanes_strided's contract)
+//   template <int W> static void pack_rows(const T *const *rows, int64_t len, int lanes, T *d);
+//                                                the transposing pack (pack_lanes_rows's contract)
 //   static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp,
 //                    T *c, int64_t ldc, int mr, int nr, const TileOut<T> &out);
 //   using SmallVec = ...;                        the vector policy of the few-rows
@@ -23,6 +23,8 @@
 // Every element's arithmetic must not depend on mr, nr or the tile's place:
 // that makes results independent of the thread count.
 #pragma once
+
+#include <algorithm>
 
 #include "cpu/gemm.hpp"
 #include "cpu/kernels/util/common.hpp"
@@ -66,18 +68,27 @@ inline void pack_lanes_contiguous(const T *src, int64_t ld, int64_t len, int64_t
     }
 }
 
-// One sliver of W lanes x len steps where lane l of step q is src[l*ld + q]
+// One sliver of W lanes x len steps where lane l of step q is rows[l][q]
 // (contiguous steps: a transpose), d[q*W + l]. Lanes past `lanes` are zero
 // (here and above), so that the tile computes zeros there, never NaN or
 // denormals.
 template <int W, class T>
-inline void pack_lanes_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
+inline void pack_lanes_rows(const T *const *rows, int64_t len, int lanes, T *d) {
     for (int l = 0; l < lanes; ++l) {
-        const T *s = src + l * ld;
+        const T *s = rows[l];
         for (int64_t q = 0; q < len; ++q) d[q * W + l] = s[q];
     }
     for (int l = lanes; l < W; ++l)
         for (int64_t q = 0; q < len; ++q) d[q * W + l] = T(0);
+}
+
+// The same with lane l's row at src + l*ld, through microkernel K's
+// transposing pack.
+template <class K, int W, class T>
+inline void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
+    const T *rows[W];
+    for (int l = 0; l < lanes; ++l) rows[l] = src + l * ld;
+    K::template pack_rows<W>(rows, len, lanes, d);
 }
 
 // A register tile in plain loops that the compiler vectorizes along NR: the
@@ -90,8 +101,8 @@ struct PortableTile {
     static constexpr int64_t MC = MC_, KC = KC_, NC = NC_;
 
     template <int W>
-    static void pack_strided(const T *src, int64_t ld, int64_t len, int lanes, T *d) {
-        pack_lanes_strided<W>(src, ld, len, lanes, d);
+    static void pack_rows(const T *const *rows, int64_t len, int lanes, T *d) {
+        pack_lanes_rows<W>(rows, len, lanes, d);
     }
 
     static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr,
@@ -196,8 +207,8 @@ struct Engine {
                 return;
             }
             for (int64_t s = 0; s < mc; s += MR)
-                K::template pack_strided<MR>(a + (i0 + s) * op.lda + p, op.lda, len,
-                                             static_cast<int>(imin_(MR, mc - s)), dst + s * kc + off * MR);
+                pack_strided<K, MR>(a + (i0 + s) * op.lda + p, op.lda, len, static_cast<int>(imin_(MR, mc - s)),
+                                    dst + s * kc + off * MR);
         });
     }
 
@@ -211,8 +222,8 @@ struct Engine {
                 return;
             }
             for (int64_t s = 0; s < nc; s += NR)
-                K::template pack_strided<NR>(b + (j0 + s) * op.ldb + p, op.ldb, len,
-                                             static_cast<int>(imin_(NR, nc - s)), dst + s * kc + off * NR);
+                pack_strided<K, NR>(b + (j0 + s) * op.ldb + p, op.ldb, len, static_cast<int>(imin_(NR, nc - s)),
+                                    dst + s * kc + off * NR);
         });
     }
 
@@ -239,31 +250,40 @@ struct Engine {
         });
     }
 
-    // GemmKernels::pack_b_gather: the blocks and slivers of pack_whole_b,
-    // each step's lanes gathered from its row at the columns' offsets.
+    // GemmKernels::pack_b_gather: the blocks and slivers of pack_whole_b.
+    // A run of 8+ steps whose rows lie one after the other (a pixel's
+    // channels, channels last) is a transpose of the lanes' rows (K's
+    // pack_rows: 8 x 8 blocks in registers; element by element it was a
+    // tenth of ResNet-50's res5bc_branch2b at mb1); other steps gather lane
+    // by lane (channels first a step's lanes are a row's pixels).
     static void pack_whole_b_gather(const ExecContext &ctx, int64_t n, int64_t kt, const T *base,
                                     const int64_t *row_off, const int64_t *col_off, T *packed) {
         if (n <= 0 || kt <= 0) return;
         const int64_t step = kc_step(kt), blocks = ceil_div(kt, step), slivers = ceil_div(n, NR);
         parallel_ranges(ctx, blocks * slivers, 16, [&](int64_t begin, int64_t end) {
+            const T *rows[NR];
             for (int64_t item = begin; item < end; ++item) {
                 const int64_t pc = item / slivers * step, kc = imin_(step, kt - pc), j = item % slivers * NR;
                 const int lanes = static_cast<int>(imin_(NR, n - j));
-                const int64_t *cols = col_off + j;
+                const int64_t *cols = col_off + j, *steps = row_off + pc;
                 T *d = packed + pc * round_up(n, NR) + j * kc;
-                // A full sliver's constant trip count vectorizes (gathers);
-                // a narrow one's zero lanes are one fill, not a fill per step.
-                if (lanes == NR) {
-                    for (int64_t q = 0; q < kc; ++q, d += NR) {
-                        const T *row = base + row_off[pc + q];
-                        for (int l = 0; l < NR; ++l) d[l] = row[cols[l]];
+                // A narrow sliver's zero lanes in one fill, not a fill per step.
+                if (lanes < NR) std::fill(d, d + kc * NR, T(0));
+                for (int64_t q = 0; q < kc;) {
+                    int64_t len = 1;
+                    while (q + len < kc && steps[q + len] == steps[q] + len) ++len;
+                    if (len >= 8) {
+                        for (int l = 0; l < lanes; ++l) rows[l] = base + steps[q] + cols[l];
+                        K::template pack_rows<NR>(rows, len, lanes, d + q * NR);
+                    } else {
+                        for (int64_t e = q + len; q < e; ++q) {
+                            const T *row = base + steps[q];
+                            T *o = d + q * NR;
+                            for (int l = 0; l < lanes; ++l) o[l] = row[cols[l]];
+                        }
+                        continue;
                     }
-                } else {
-                    std::fill(d, d + kc * NR, T(0));
-                    for (int64_t q = 0; q < kc; ++q, d += NR) {
-                        const T *row = base + row_off[pc + q];
-                        for (int l = 0; l < lanes; ++l) d[l] = row[cols[l]];
-                    }
+                    q += len;
                 }
             }
         });
