@@ -580,6 +580,11 @@ void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProble
     const int64_t chunks = ceil_div(channels, kDepthwiseColumnsChunk);
     const auto chunk_start = [&](int64_t i) { return i == chunks ? channels : channels * i / chunks / W * W; };
     const int64_t row_macs = g.out[2] * channels * taps / chunks;
+    // A chunk's filter is a transpose of its channels' tap rows when the
+    // taps lie in order (cross-correlation, packed): element by element it
+    // was a third of a 7 x 7 layer's time on Zen 4 (b15_dw, 960 channels).
+    bool taps_in_order = true;
+    for (int64_t t = 0; t < taps; ++t) taps_in_order = taps_in_order && tap_filter_offset(g, t) == t;
     parallel_ranges(ctx, chunks * rows, conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         alignas(64) float wl[kDepthwiseColumnsMaxChunk * kDepthwiseColumnsMaxRows * kDepthwiseColumnsTaps];
         alignas(64) float sums[kDepthwiseColumnsMaxStrip * kDepthwiseColumnsMaxChunk];
@@ -589,9 +594,13 @@ void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProble
             const int64_t c0 = chunk_start(chunk), cn = chunk_start(chunk + 1) - c0;
             if (chunk != loaded) {
                 const float *w = static_cast<const float *>(o.w) + c0 * g.ws[0];
-                for (int64_t t = 0; t < taps; ++t) {
-                    const int64_t off = tap_filter_offset(g, t);
-                    for (int64_t j = 0; j < cn; ++j) wl[t * cn + j] = w[j * g.ws[0] + off];
+                if (taps_in_order) {
+                    transpose_elements(sizeof(float), w, g.ws[0], wl, cn, taps, cn);
+                } else {
+                    for (int64_t t = 0; t < taps; ++t) {
+                        const int64_t off = tap_filter_offset(g, t);
+                        for (int64_t j = 0; j < cn; ++j) wl[t * cn + j] = w[j * g.ws[0] + off];
+                    }
                 }
                 loaded = chunk;
             }
