@@ -227,9 +227,7 @@ constexpr int64_t kFilterAChannelsPerPixel = 2;
 bool forward_filter_a(const ops::ConvGeometry &g, const ConvPrecompPlan &pl) {
     if (!pl.channels_last || pl.im2col_cols > 0 || g.n != 1 || g.groups != 1 || g.icg < 2 || pl.taps < 2)
         return false;
-    if (pl.w_direct)
-        for (int64_t t = 0; t < pl.taps; ++t)
-            if (pl.tap_w[t] != t * g.icg) return false;
+    if (pl.w_direct && !g.taps_at(g.icg)) return false;
     return g.ocg >= kFilterAChannelsPerPixel * pl.m_virtual;
 }
 
@@ -255,12 +253,7 @@ bool forward_b_gather(const ops::ConvGeometry &g) {
         return false;
     const bool channels_last = channels_last_orientation(g);
     const int64_t tap_step = channels_last ? g.icg : 1, chan_step = channels_last ? 1 : g.taps();
-    if (g.ws[1] != chan_step || g.ws[0] < g.icg * g.taps()) return false;
-    int64_t t = 0;
-    for (int64_t kd = 0; kd < g.k[0]; ++kd)
-        for (int64_t kh = 0; kh < g.k[1]; ++kh)
-            for (int64_t kw = 0; kw < g.k[2]; ++kw, ++t)
-                if (g.filter_offset(kd, kh, kw) != t * tap_step) return false;
+    if (g.ws[1] != chan_step || g.ws[0] < g.icg * g.taps() || !g.taps_at(tap_step)) return false;
     return !channels_last || g.ocg >= g.out_pixels();
 }
 

@@ -41,6 +41,17 @@ struct ConvGeometry {
         }
         return kd * ws[2] + kh * ws[3] + kw * ws[4];
     }
+    // Whether input tap t (kd, kh, kw in x order) lies at filter offset
+    // t * step for every t: the taps side by side in x order, a packed
+    // filter's (step 1 in KCRS, C in KRSC) without CONVOLUTION's flip.
+    bool taps_at(int64_t step) const {
+        int64_t t = 0;
+        for (int64_t kd = 0; kd < k[0]; ++kd)
+            for (int64_t kh = 0; kh < k[1]; ++kh)
+                for (int64_t kw = 0; kw < k[2]; ++kw, ++t)
+                    if (filter_offset(kd, kh, kw) != t * step) return false;
+        return true;
+    }
     // 2 * n * K * out pixels * C/groups * taps.
     double flops() const;
     std::string to_string() const;

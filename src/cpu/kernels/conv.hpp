@@ -583,8 +583,7 @@ void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProble
     // A chunk's filter is a transpose of its channels' tap rows when the
     // taps lie in order (cross-correlation, packed): element by element it
     // was a third of a 7 x 7 layer's time on Zen 4 (b15_dw, 960 channels).
-    bool taps_in_order = true;
-    for (int64_t t = 0; t < taps; ++t) taps_in_order = taps_in_order && tap_filter_offset(g, t) == t;
+    const bool taps_in_order = g.taps_at(1);
     parallel_ranges(ctx, chunks * rows, conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         alignas(64) float wl[kDepthwiseColumnsMaxChunk * kDepthwiseColumnsMaxRows * kDepthwiseColumnsTaps];
         alignas(64) float sums[kDepthwiseColumnsMaxStrip * kDepthwiseColumnsMaxChunk];

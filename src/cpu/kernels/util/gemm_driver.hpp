@@ -276,12 +276,10 @@ struct Engine {
                         for (int l = 0; l < lanes; ++l) rows[l] = base + steps[q] + cols[l];
                         K::template pack_rows<NR>(rows, len, lanes, d + q * NR);
                     } else {
-                        for (int64_t e = q + len; q < e; ++q) {
-                            const T *row = base + steps[q];
-                            T *o = d + q * NR;
-                            for (int l = 0; l < lanes; ++l) o[l] = row[cols[l]];
+                        for (int64_t i = q; i < q + len; ++i) {
+                            const T *row = base + steps[i];
+                            for (int l = 0; l < lanes; ++l) d[i * NR + l] = row[cols[l]];
                         }
-                        continue;
                     }
                     q += len;
                 }
