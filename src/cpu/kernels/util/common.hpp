@@ -25,6 +25,16 @@
 #include "cpu/strided_loop.hpp"
 #include "cpu/types.hpp"
 
+// Loops vectorize only when every call in their body is inlined, and in a
+// kernel file with hundreds of instantiations GCC's unit-growth limit would
+// otherwise stop inlining small helpers part way through (a transpose
+// tile's 32 registers then went through memory at every call).
+#if defined(__GNUC__)
+#define ANYDNN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ANYDNN_ALWAYS_INLINE inline
+#endif
+
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 
 // Bytes of the level's vector register.

@@ -39,14 +39,17 @@ constexpr int64_t kTile = 8;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// y[r * ldy + c] = x[c * ldx + r] for r < tr, c < tc (at most 16), on
+// y_row(r)[c] = x[c * ldx + r] for r < tr, c < tc (at most 16), on
 // 4-byte elements, or 2-byte ones widened to 4 bytes in the registers
 // (moved as bits: no float operation touches them). Partial tiles are
 // masked: masked-off elements are neither read nor written. stream: rows
 // that are whole aligned cache lines (4-byte elements, tc 16) are written
-// with streaming stores.
-template <class E>
-inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t tr, int64_t tc, bool stream) {
+// with streaming stores. Each output row goes where y_row puts it (rows
+// ldy apart in transpose_tile; transpose_pixels_to_rows: wherever a
+// pixel's row and column put it).
+template <class E, class Row>
+ANYDNN_ALWAYS_INLINE void transpose_tile_to(const E *x, int64_t ldx, Row &&y_row, int64_t tr, int64_t tc,
+                                            bool stream) {
     const __mmask16 in = static_cast<__mmask16>((1u << tr) - 1), out = static_cast<__mmask16>((1u << tc) - 1);
     auto load = [&](const E *p) {
         if constexpr (sizeof(E) == 4) return _mm512_maskz_loadu_ps(in, p);
@@ -79,15 +82,21 @@ inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t t
         r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
     }
     if constexpr (sizeof(E) == 4) {
-        if (stream && tc == 16 && reinterpret_cast<uintptr_t>(y) % 64 == 0 && ldy % 16 == 0) {
-            for (int i = 0; i < tr; ++i) _mm512_stream_ps(reinterpret_cast<float *>(y + i * ldy), r[i]);
+        if (stream && tc == 16) {
+            for (int i = 0; i < tr; ++i) _mm512_stream_ps(reinterpret_cast<float *>(y_row(i)), r[i]);
             return;
         }
     }
     for (int i = 0; i < tr; ++i) {
-        if constexpr (sizeof(E) == 4) _mm512_mask_storeu_ps(y + i * ldy, out, r[i]);
-        else _mm256_mask_storeu_epi16(y + i * ldy, out, _mm512_cvtepi32_epi16(_mm512_castps_si512(r[i])));
+        if constexpr (sizeof(E) == 4) _mm512_mask_storeu_ps(y_row(i), out, r[i]);
+        else _mm256_mask_storeu_epi16(y_row(i), out, _mm512_cvtepi32_epi16(_mm512_castps_si512(r[i])));
     }
+}
+
+template <class E>
+inline void transpose_tile(const E *x, int64_t ldx, E *y, int64_t ldy, int64_t tr, int64_t tc, bool stream) {
+    stream = stream && reinterpret_cast<uintptr_t>(y) % 64 == 0 && ldy % 16 == 0;
+    transpose_tile_to(x, ldx, [&](int i) { return y + i * ldy; }, tr, tc, stream);
 }
 #pragma GCC diagnostic pop
 #elif ANYDNN_ISA_avx2
@@ -207,6 +216,45 @@ inline void transpose_elements(int64_t size, const void *x, int64_t ldx, void *y
     case 4: return transpose_block<Bits32>(x, ldx, y, ldy, rows, cols, stream);
     default: return transpose_block<Bits64>(x, ldx, y, ldy, rows, cols, stream);
     }
+}
+
+// cb channel planes of x (channel c at x + c * ldx, its rows x_row pixels
+// apart) channels last into `rows` rows of y (y_row elements apart): pixel
+// w of row r (w < width) to y + r * y_row + w * lanes, its channels
+// contiguous. Where the rows are whole (width == x_row) and not a multiple
+// of the tile, AVX-512 transposes 16 pixels at a time whatever rows they
+// span, each pixel stored to its own place: a 7-pixel row alone fills 7 of
+// a tile's 16 rows (MobileNet-v2's b15_dw channels first took 7 input tiles
+// per block of channels where 4 do: 18% of its time; b14_dw_s2 10%);
+// otherwise, and on the other levels, a row at a time.
+template <class C>
+void transpose_pixels_to_rows(const C *x, int64_t ldx, int64_t x_row, int64_t rows, int64_t width, int64_t cb, C *y,
+                              int64_t y_row, int64_t lanes) {
+#if ANYDNN_ISA_avx512
+    if constexpr (sizeof(C) == 4) {
+        if (width == x_row && width % kTile != 0) {
+            const Bits32 *xb = reinterpret_cast<const Bits32 *>(x);
+            Bits32 *yb = reinterpret_cast<Bits32 *>(y);
+            const int64_t n = rows * width;
+            Bits32 *at = yb;  // pixel p0's place
+            for (int64_t p0 = 0, w0 = 0; p0 < n; p0 += kTile) {
+                const int64_t tr = imin_(kTile, n - p0);
+                Bits32 *dst[kTile];
+                for (int64_t i = 0; i < tr; ++i) {
+                    dst[i] = at;
+                    at += lanes;
+                    if (++w0 == width) w0 = 0, at += y_row - width * lanes;
+                }
+                for (int64_t c0 = 0; c0 < cb; c0 += kTile)
+                    transpose_tile_to(xb + c0 * ldx + p0, ldx, [&](int i) { return dst[i] + c0; }, tr,
+                                      imin_(kTile, cb - c0), false);
+            }
+            return;
+        }
+    }
+#endif
+    for (int64_t r = 0; r < rows; ++r)
+        transpose_elements(sizeof(C), x + r * x_row, ldx, y + r * y_row, lanes, width, cb);
 }
 
 // Moves the items [begin, end) of p. direct (x and y of one type, a plain

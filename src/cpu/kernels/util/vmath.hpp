@@ -28,15 +28,6 @@
 #include <immintrin.h>
 #endif
 
-// Loops vectorize only when every call in their body is inlined, and in a
-// kernel file with hundreds of instantiations GCC's unit-growth limit would
-// otherwise stop inlining these part way through.
-#if defined(__GNUC__)
-#define ANYDNN_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define ANYDNN_ALWAYS_INLINE inline
-#endif
-
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 
 namespace vmath_detail {
