@@ -315,14 +315,18 @@ TEST_P(ConvEdge, EveryActivation) {
 // depends on the thread count; a last block narrower than the others
 // changes the padded planes' layout between a worker's items. Tall images
 // (rows under 32 pixels, several bands, strided) and channels that leave a
-// partial last block.
+// partial last block. x's rows go into the padded planes 16 pixels at a
+// time across rows where they are whole (transpose_pixels_to_rows), a row
+// at a time where the taps leave x's last column out (iw10, stride 2, no
+// padding) or the rows fill whole tiles (iw16).
 TEST_P(ConvEdge, DepthwiseBlocksAnyThreadCount) {
     for (int threads : {1, 2, 3, 8}) {
         Handle h(GetParam(), threads);
         SKIP_IF_UNAVAILABLE(h);
         for (const char *text : {"g40ic40ih5iw9oc40kh3kw3ph1pw2", "g72ic72ih6iw9oc72kh3kw3ph1pw2",
                                  "g33ic33ih12iw7oc33kh3ph1", "g24ic24ih90iw20oc24kh3ph1",
-                                 "g20ic20ih91iw45oc20kh5sh2ph3dh1"})
+                                 "g20ic20ih91iw45oc20kh5sh2ph3dh1", "g24ic24ih9iw10oc24kh3kw3sw2ph1pw0",
+                                 "g24ic24ih6iw16oc24kh3kw3ph1pw1"})
             for (int mb : {1, 2}) {
                 Checker checker(make_case(text, mb, Layout::nchw));
                 for (Mode mode : {Mode::beta0, Mode::fused})

@@ -872,8 +872,9 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
             for (int64_t r = 0; r < hp; ++r)
                 if (r < r_lo || r >= r_hi)
                     std::memset(xp + r * wp * lanes, 0, static_cast<std::size_t>(wp * lanes) * sizeof(C));
-            transpose_pixels_to_rows(xc + (top + r_lo) * g.in[2], g.xs[1], g.in[2], r_hi - r_lo, cols_in, cb,
-                                     xp + (r_lo * wp + g.pad[2]) * lanes, wp * lanes, lanes);
+            if (r_hi > r_lo)
+                transpose_pixels_to_rows(xc + (top + r_lo) * g.in[2], g.xs[1], g.in[2], r_hi - r_lo, cols_in, cb,
+                                         xp + (r_lo * wp + g.pad[2]) * lanes, wp * lanes, lanes);
             gp.groups = lanes, gp.in[1] = hp;
             gp.xs[4] = lanes, gp.xs[3] = lanes * wp, gp.xs[2] = gp.xs[3] * hp, gp.xs[1] = 1;
             const C alpha = direct ? epi.alpha : C(1);
