@@ -314,6 +314,21 @@ void depthwise_filter(const ExecContext &ctx, const ops::ConvGeometry &g, const 
     });
 }
 
+// out[t * ld + j] = tap t of channel j < n of w (channels ws[0] apart,
+// one output channel each), the filter of a chunk or block of channels as
+// its kernel reads it: a transpose of the channels' tap rows when the taps
+// lie in order (taps_in_order: g.taps_at(1), cross-correlation, packed);
+// element by element it was a third of a 7 x 7 layer's time (b15_dw).
+template <class C>
+void depthwise_chunk_filter(const ops::ConvGeometry &g, const C *w, int64_t n, bool taps_in_order, C *out,
+                            int64_t ld) {
+    if (taps_in_order) return transpose_elements(sizeof(C), w, g.ws[0], out, ld, g.taps(), n);
+    for (int64_t t = 0; t < g.taps(); ++t) {
+        const int64_t off = tap_filter_offset(g, t);
+        for (int64_t j = 0; j < n; ++j) out[t * ld + j] = w[j * g.ws[0] + off];
+    }
+}
+
 // Channels innermost, with channel multipliers (output channel c reads x
 // channel c / multiplier): a block of output pixels x channels accumulates
 // in L1 while every tap adds its contribution in one loop over the channels.
@@ -580,9 +595,6 @@ void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProble
     const int64_t chunks = ceil_div(channels, kDepthwiseColumnsChunk);
     const auto chunk_start = [&](int64_t i) { return i == chunks ? channels : channels * i / chunks / W * W; };
     const int64_t row_macs = g.out[2] * channels * taps / chunks;
-    // A chunk's filter is a transpose of its channels' tap rows when the
-    // taps lie in order (cross-correlation, packed): element by element it
-    // was a third of a 7 x 7 layer's time on Zen 4 (b15_dw, 960 channels).
     const bool taps_in_order = g.taps_at(1);
     parallel_ranges(ctx, chunks * rows, conv_grain(row_macs), [&](int64_t begin, int64_t end) {
         alignas(64) float wl[kDepthwiseColumnsMaxChunk * kDepthwiseColumnsMaxRows * kDepthwiseColumnsTaps];
@@ -592,15 +604,7 @@ void depthwise_columns_nhwc(const ExecContext &ctx, const ops::ConvForwardProble
             const int64_t chunk = q / rows, row = q % rows;
             const int64_t c0 = chunk_start(chunk), cn = chunk_start(chunk + 1) - c0;
             if (chunk != loaded) {
-                const float *w = static_cast<const float *>(o.w) + c0 * g.ws[0];
-                if (taps_in_order) {
-                    transpose_elements(sizeof(float), w, g.ws[0], wl, cn, taps, cn);
-                } else {
-                    for (int64_t t = 0; t < taps; ++t) {
-                        const int64_t off = tap_filter_offset(g, t);
-                        for (int64_t j = 0; j < cn; ++j) wl[t * cn + j] = w[j * g.ws[0] + off];
-                    }
-                }
+                depthwise_chunk_filter(g, static_cast<const float *>(o.w) + c0 * g.ws[0], cn, taps_in_order, wl, cn);
                 loaded = chunk;
             }
             const int64_t oh = row % g.out[1], od = row / g.out[1] % g.out[0], img = row / (g.out[1] * g.out[0]);
@@ -857,16 +861,10 @@ void depthwise_blocks_typed(const ExecContext &ctx, const ops::ConvForwardProble
                 std::memset(xp, 0, static_cast<std::size_t>(yb - xp) * sizeof(C));
                 zeroed = lanes;
             }
-            // The block's filter as wb[tap * lanes + channel], zero past cb:
-            // a transpose of its channels' tap rows when the taps lie in
-            // order (element by element, 7-10% of a 7 x 7 layer).
-            const C *wc = static_cast<const C *>(o.w) + c0 * g.ws[0];
-            for (int64_t k = 0; k < g.taps(); ++k) {
-                if (!taps_in_order)
-                    for (int64_t j = 0; j < cb; ++j) wb[k * lanes + j] = wc[j * g.ws[0] + tap_filter_offset(g, k)];
+            // The block's filter as wb[tap * lanes + channel], zero past cb.
+            depthwise_chunk_filter(g, static_cast<const C *>(o.w) + c0 * g.ws[0], cb, taps_in_order, wb, lanes);
+            for (int64_t k = 0; k < g.taps(); ++k)
                 for (int64_t j = cb; j < lanes; ++j) wb[k * lanes + j] = C(0);
-            }
-            if (taps_in_order) transpose_elements(sizeof(C), wc, g.ws[0], wb, lanes, g.taps(), cb);
             // x's rows straight into the padded rows, channels last.
             const C *xc = static_cast<const C *>(o.x) + img * g.xs[0] + c0 * g.xs[1];
             for (int64_t r = 0; r < hp; ++r)
