@@ -389,6 +389,53 @@ TEST_P(ConvEdge, DepthwiseColumnsStrips) {
     }
 }
 
+// The shape's y (random x and w, alpha 1, beta 0) by algo on 1, 2 and 3
+// threads: the same bits each time.
+void check_same_bits(const std::string &isa, const char *text, int mb, Layout layout,
+                     anydnnConvolutionFwdAlgo_t algo) {
+    ConvCase c = make_case(text, mb, layout);
+    ConvSetup s(c);
+    s.x->fill_random();
+    s.w->fill_random();
+    std::vector<double> first;
+    for (int threads : {1, 2, 3}) {
+        Handle h(isa, threads);
+        SKIP_IF_UNAVAILABLE(h);
+        size_t ws_bytes = 0;
+        ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), algo,
+                                                           &ws_bytes));
+        std::vector<unsigned char> ws(ws_bytes);
+        const Scalar one(1), zero(0);
+        s.y->poison();
+        ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(), s.conv,
+                                           algo, ws.data(), ws_bytes, zero.ptr(c.dt), s.y->desc(), s.y->data()));
+        EXPECT_TRUE(s.y->guards_intact());
+        if (first.empty()) first = s.y->values();
+        else EXPECT_TRUE(s.y->values() == first) << text << ", " << threads << " threads";
+    }
+}
+
+// Every shape of texts at every mb, layout and type against the reference
+// by IMPLICIT_PRECOMP_GEMM, in every mode, on 1, 2 and 3 threads.
+void check_precomp_cases(const std::string &isa, std::initializer_list<const char *> texts, std::initializer_list<int> mbs,
+                         std::initializer_list<Layout> layouts, std::initializer_list<anydnnDataType_t> dts) {
+    for (int threads : {1, 2, 3}) {
+        Handle h(isa, threads);
+        SKIP_IF_UNAVAILABLE(h);
+        for (const char *text : texts)
+            for (int mb : mbs)
+                for (Layout layout : layouts)
+                    for (anydnnDataType_t dt : dts) {
+                        Checker checker(make_case(text, mb, layout, dt));
+                        for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
+                            EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))
+                                << text << " mb" << mb << ", " << threads << " threads";
+                            if (::testing::Test::HasFailure()) return;
+                        }
+                    }
+    }
+}
+
 // IMPLICIT_PRECOMP_GEMM channels last with the filter as A (one image,
 // several taps, 16+ input channels where a stride would take the im2col
 // path): float's x pixels gathered into the packed B (b_gather: output
@@ -398,21 +445,9 @@ TEST_P(ConvEdge, DepthwiseColumnsStrips) {
 // by side; y through the scratch channels last; stride and dilation, odd
 // channel counts, and float shapes just below the line (40 < 49).
 TEST_P(ConvEdge, FilterAsAChannelsLast) {
-    for (int threads : {1, 2, 3}) {
-        Handle h(GetParam(), threads);
-        SKIP_IF_UNAVAILABLE(h);
-        for (const char *text : {"ic5ih5iw6oc80kh3kw2ph1pw1", "ic16ih9iw9oc97kh3kw3sh2sw2ph1pw1dh1dw1",
-                                 "ic24ih7oc130kh3ph1", "ic24ih7oc40kh3ph1"})
-            for (Layout layout : {Layout::nhwc, Layout::nchw})
-                for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF}) {
-                    Checker checker(make_case(text, 1, layout, dt));
-                    for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
-                        EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))
-                            << text << ", " << threads << " threads";
-                        if (HasFailure()) return;
-                    }
-                }
-    }
+    check_precomp_cases(GetParam(), {"ic5ih5iw6oc80kh3kw2ph1pw1", "ic16ih9iw9oc97kh3kw3sh2sw2ph1pw1dh1dw1",
+                                     "ic24ih7oc130kh3ph1", "ic24ih7oc40kh3ph1"},
+                        {1}, {Layout::nhwc, Layout::nchw}, {ANYDNN_DATA_FLOAT, ANYDNN_DATA_HALF});
 }
 
 // One image's pixels gathered into the GEMM's packed B (b_gather) channels
@@ -423,50 +458,32 @@ TEST_P(ConvEdge, FilterAsAChannelsLast) {
 // line), and y strided (through the scratch) or packed (the GEMM writes
 // it, with beta and the fused epilogue after).
 TEST_P(ConvEdge, GatheredPixelsChannelsFirst) {
-    for (int threads : {1, 2, 3}) {
-        Handle h(GetParam(), threads);
-        SKIP_IF_UNAVAILABLE(h);
-        for (const char *text : {"ic19ih7oc40kh3ph1", "ic8ih10iw18oc24kh3kw3sh2sw2ph1pw1", "ic6ih9oc17kh3dh2ph3",
-                                 "ic5id4ih6oc12kd2kh3pd1ph1", "ic33ih14oc8kh2kw3pw1"})
-            for (Layout layout : {Layout::nchw, Layout::strided})
-                for (anydnnDataType_t dt : {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE}) {
-                    Checker checker(make_case(text, 1, layout, dt));
-                    for (Mode mode : {Mode::beta0, Mode::beta_half, Mode::fused, Mode::fused_z_is_y}) {
-                        EXPECT_TRUE(checker.check(h, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, mode))
-                            << text << ", " << threads << " threads";
-                        if (HasFailure()) return;
-                    }
-                }
-    }
+    check_precomp_cases(GetParam(), {"ic19ih7oc40kh3ph1", "ic8ih10iw18oc24kh3kw3sh2sw2ph1pw1", "ic6ih9oc17kh3dh2ph3",
+                                     "ic5id4ih6oc12kd2kh3pd1ph1", "ic33ih14oc8kh2kw3pw1"},
+                        {1}, {Layout::nchw, Layout::strided}, {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE});
 }
 
-// The product's orientation (filter_a) must not depend on the thread
-// count: with 97 pixels (4 x 24 + 1) the filter-as-A product computes the
-// last pixel in the GEMM's column tile, which rounds differently from the
-// channels-last product's tiles.
-TEST_P(ConvEdge, FilterAsASameBitsForAnyThreadCount) {
-    ConvCase c = make_case("ic64ih9oc256kh3ph1", 1, Layout::nhwc);
-    ConvSetup s(c);
-    s.x->fill_random();
-    s.w->fill_random();
-    constexpr anydnnConvolutionFwdAlgo_t kPrecomp = ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-    std::vector<double> first;
-    for (int threads : {1, 2, 3}) {
-        Handle h(GetParam(), threads);
-        SKIP_IF_UNAVAILABLE(h);
-        size_t ws_bytes = 0;
-        ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), kPrecomp,
-                                                           &ws_bytes));
-        std::vector<unsigned char> ws(ws_bytes);
-        const Scalar one(1), zero(0);
-        s.y->poison();
-        ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(), s.conv,
-                                           kPrecomp, ws.data(), ws_bytes, zero.ptr(c.dt), s.y->desc(),
-                                           s.y->data()));
-        EXPECT_TRUE(s.y->guards_intact());
-        if (first.empty()) first = s.y->values();
-        else EXPECT_TRUE(s.y->values() == first) << threads << " threads";
-    }
+// Few output pixels under a large 1x1 filter by dot products (pixel_dots:
+// at most 64 pixels over the images, 256+ input channels): channel counts
+// off the vector (the tiles' zero-padded last vector), output channels and
+// pixels off the 4 x 6 tile (every partial tile), the most pixels the path
+// takes (8 x 8), stride and padding (pixel rows of zeros), several images,
+// a fully connected layer (conv_gemm_geometry's images as pixels), each
+// channels first (x transposed in), last and strided (gathered).
+TEST_P(ConvEdge, PixelDots) {
+    check_precomp_cases(GetParam(), {"ic257ih7oc13kh1", "ic300ih5iw9oc40kh1sh2sw2ph1pw1", "ic512ih8oc7kh1",
+                                     "ic264ih4iw5oc23kh1", "ic256ih3oc10kh3"},
+                        {1, 3}, {Layout::nchw, Layout::nhwc, Layout::strided}, {ANYDNN_DATA_FLOAT});
+}
+
+// IMPLICIT_PRECOMP_GEMM's result bits must not depend on the thread count:
+// the product's orientation (filter_a; with 97 pixels, 4 x 24 + 1, the
+// filter-as-A product computes the last pixel in the GEMM's column tile,
+// which rounds differently from the channels-last product's tiles), and
+// the dot products (pixel_dots), whose threads split the output channels.
+TEST_P(ConvEdge, PrecompSameBitsForAnyThreadCount) {
+    for (const char *text : {"ic64ih9oc256kh3ph1", "ic300ih7oc50kh1"})
+        check_same_bits(GetParam(), text, 1, Layout::nhwc, ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
 }
 
 // DIRECT first layers (few_channels): the bands of rows, and so each
@@ -597,29 +614,8 @@ TEST_P(ConvWinograd, ErrorBound) {
 // Every element is one fixed sequence of operations whatever the thread
 // count (the blocks of tiles change with it; the GEMM's bits do not).
 TEST_P(ConvWinograd, SameBitsForAnyThreadCount) {
-    for (Layout layout : {Layout::nchw, Layout::nhwc}) {
-        ConvCase c = make_case("ic32ih28oc32kh3ph1", 8, layout);
-        ConvSetup s(c);
-        s.x->fill_random();
-        s.w->fill_random();
-        std::vector<double> first;
-        for (int threads : {1, 2, 3}) {
-            Handle h(GetParam(), threads);
-            SKIP_IF_UNAVAILABLE(h);
-            size_t ws_bytes = 0;
-            ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(),
-                                                               kWinograd, &ws_bytes));
-            std::vector<unsigned char> ws(ws_bytes);
-            const Scalar one(1), zero(0);
-            s.y->poison();
-            ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(),
-                                               s.conv, kWinograd, ws.data(), ws_bytes, zero.ptr(c.dt), s.y->desc(),
-                                               s.y->data()));
-            EXPECT_TRUE(s.y->guards_intact());
-            if (first.empty()) first = s.y->values();
-            else EXPECT_TRUE(s.y->values() == first) << threads << " threads";
-        }
-    }
+    for (Layout layout : {Layout::nchw, Layout::nhwc})
+        check_same_bits(GetParam(), "ic32ih28oc32kh3ph1", 8, layout, kWinograd);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, ConvWinograd, ::testing::ValuesIn(isa_levels()));

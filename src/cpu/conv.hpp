@@ -82,6 +82,13 @@ struct ConvPrecompPlan {
     // packed B, once in the workspace after the worker's.
     bool b_gather = false;
     std::size_t b_gather_bytes = 0;
+    // Forward, few output pixels under a large 1x1 filter (forward_pixel_dots,
+    // kernels/util/gemm_dots.hpp): y's pixels by the filter's output channels
+    // as dot products of x's pixel rows (copied in, dots_ld apart, first in
+    // the workspace) with the filter's rows read in place. Nothing else of
+    // the plan is used.
+    bool pixel_dots = false;
+    int64_t dots_ld = 0;
     // Forward channels first on small images (conv_channels_last_copies):
     // the plan is the channels-last geometry's, run on copies of x and y
     // (these elements of x's type, first in the workspace): x transposed in,
@@ -133,6 +140,15 @@ Status plan_conv_planes(const ops::ConvGeometry &g, ConvPrecompPlan *pl);
 // kConvIm2colMaxCols (C * taps) in all.
 constexpr int64_t kConvIm2colRowCols = 32;
 constexpr int64_t kConvIm2colMaxCols = 512;
+
+// The pixel_dots path takes at most kPixelDotsMaxPixels output pixels (all
+// images: x's rows stay in L2 while the filter streams once) and at least
+// kPixelDotsMinChannels input channels (with fewer, the lanes' folds at each
+// tile's end cost more than the GEMM's pack of the filter: MobileNet-v2's
+// b15_expand, 160 channels, ran 5% slower by dot products; its b15_project,
+// 960, 20% faster).
+constexpr int64_t kPixelDotsMaxPixels = 64;
+constexpr int64_t kPixelDotsMinChannels = 256;
 
 // How the backward GEMM algorithms (BWD_DATA_ALGO_1, BWD_FILTER_ALGO_1) run.
 // Backward data: dx's planes are the GEMM's output, plane pixel j of the
