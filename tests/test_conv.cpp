@@ -86,8 +86,10 @@ public:
         SCOPED_TRACE(c_.to_string() + " algo " + std::to_string(algo) + " " + mode_name(mode) + " seed " +
                      std::to_string(seed()));
 
-        // The workspace with a guard after it.
-        std::vector<unsigned char> ws(ws_bytes + 64, 0xa5);
+        // The workspace with a guard after it, its bytes NaN's (as floats
+        // and doubles): a kernel that reads what it did not write (padding
+        // it meant to zero) fails even where it multiplies it by zero.
+        std::vector<unsigned char> ws(ws_bytes + 64, 0xff);
         const double alpha = 0.75, beta = mode == Mode::beta_half ? 0.5 : 0, alpha2 = 0.6;
         // y is poisoned where the call must not read it.
         if (mode == Mode::beta0 || mode == Mode::fused) y.poison();
@@ -139,7 +141,7 @@ public:
         expect_close(got, want, rel_tol, abs_tol, "y");
         EXPECT_TRUE(y.guards_intact());
         if (y0) EXPECT_TRUE(y.gaps_equal(*y0)) << "a gap of y was written";
-        EXPECT_TRUE(std::all_of(ws.end() - 64, ws.end(), [](unsigned char v) { return v == 0xa5; }))
+        EXPECT_TRUE(std::all_of(ws.end() - 64, ws.end(), [](unsigned char v) { return v == 0xff; }))
             << "write past the workspace";
         return true;
     }
