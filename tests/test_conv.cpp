@@ -471,10 +471,11 @@ TEST_P(ConvEdge, GatheredPixelsChannelsFirst) {
 // pixels off the 4 x 6 tile (every partial tile), the most pixels the path
 // takes (8 x 8), stride and padding (pixel rows of zeros), several images,
 // a fully connected layer (conv_gemm_geometry's images as pixels), each
-// channels first (x transposed in), last and strided (gathered).
+// channels first (x transposed in), last and strided (gathered); channels
+// last with whole vectors, x's rows read in place (ic272).
 TEST_P(ConvEdge, PixelDots) {
     check_precomp_cases(GetParam(), {"ic257ih7oc13kh1", "ic300ih5iw9oc40kh1sh2sw2ph1pw1", "ic512ih8oc7kh1",
-                                     "ic264ih4iw5oc23kh1", "ic256ih3oc10kh3"},
+                                     "ic264ih4iw5oc23kh1", "ic256ih3oc10kh3", "ic272ih5iw7oc15kh1"},
                         {1, 3}, {Layout::nchw, Layout::nhwc, Layout::strided}, {ANYDNN_DATA_FLOAT});
 }
 

@@ -84,9 +84,9 @@ struct ConvPrecompPlan {
     std::size_t b_gather_bytes = 0;
     // Forward, few output pixels under a large 1x1 filter (forward_pixel_dots,
     // kernels/util/gemm_dots.hpp): y's pixels by the filter's output channels
-    // as dot products of x's pixel rows (copied in, dots_ld apart, first in
-    // the workspace) with the filter's rows read in place. Nothing else of
-    // the plan is used.
+    // as dot products of x's pixel rows (dots_ld apart: copied in, first in
+    // the workspace, or x itself: x_direct) with the filter's rows read in
+    // place. Nothing else of the plan is used.
     bool pixel_dots = false;
     int64_t dots_ld = 0;
     // Forward channels first on small images (conv_channels_last_copies):

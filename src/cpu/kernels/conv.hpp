@@ -63,70 +63,72 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
     }
 }
 
-// x's pixel rows for the dot products: output pixel j (images one after
-// the other) gets its input pixel's channels at xr + j * ld, zeros past
-// them to the next multiple of 16 (the tiles' last vector) and for a pixel
-// in the padding. Packed channels first with every input pixel an output
-// pixel, that is a transpose of each image, in ranges of channels.
-inline void pixel_dots_rows(const ExecContext &ctx, const ops::ConvGeometry &g, const float *x, int64_t ld,
-                            float *xr) {
+// x's pixel rows for the dot products, part `part` of `parts`: output
+// pixel j (images one after the other) gets its input pixel's channels at
+// xr + j * ld, zeros past them to the next multiple of 16 (the tiles' last
+// vector) and for a pixel in the padding. Packed channels first with every
+// input pixel an output pixel, that is a transpose of each image, in
+// ranges of channels.
+inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, int64_t ld, float *xr, int64_t part,
+                            int64_t parts) {
     const int64_t ic = g.icg, op = g.out_pixels(), width = round_up(ic, 16);
     const bool same_pixels = g.in[0] == g.out[0] && g.in[1] == g.out[1] && g.in[2] == g.out[2] &&
                              g.pad[0] == 0 && g.pad[1] == 0 && g.pad[2] == 0;
     if (g.xs[1] != 1 && same_pixels && g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1)) {
         constexpr int64_t kChannels = 64;
-        const int64_t ranges = ceil_div(ic, kChannels);
-        parallel_ranges(ctx, g.n * ranges, conv_grain(op * kChannels / 16), [&](int64_t begin, int64_t end) {
-            for (int64_t q = begin; q < end; ++q) {
-                const int64_t img = q / ranges, c0 = q % ranges * kChannels, cn = imin_(kChannels, ic - c0);
-                float *rows = xr + img * op * ld;
-                transpose_elements(sizeof(float), x + img * g.xs[0] + c0 * g.xs[1], g.xs[1], rows + c0, ld, op, cn);
-                if (c0 + cn == ic)
-                    for (int64_t j = 0; j < op; ++j)
-                        for (int64_t c = ic; c < width; ++c) rows[j * ld + c] = 0.0f;
-            }
-        });
+        const int64_t ranges = ceil_div(ic, kChannels), items = g.n * ranges;
+        for (int64_t q = items * part / parts; q < items * (part + 1) / parts; ++q) {
+            const int64_t img = q / ranges, c0 = q % ranges * kChannels, cn = imin_(kChannels, ic - c0);
+            float *rows = xr + img * op * ld;
+            transpose_elements(sizeof(float), x + img * g.xs[0] + c0 * g.xs[1], g.xs[1], rows + c0, ld, op, cn);
+            if (c0 + cn == ic)
+                for (int64_t j = 0; j < op; ++j)
+                    for (int64_t c = ic; c < width; ++c) rows[j * ld + c] = 0.0f;
+        }
         return;
     }
-    parallel_ranges(ctx, g.n * op, conv_grain(ic / 16), [&](int64_t begin, int64_t end) {
-        for (int64_t j = begin; j < end; ++j) {
-            const OutputPixel px(g, j % op);
-            const int64_t id = px.od * g.stride[0] - g.pad[0], ih = px.oh * g.stride[1] - g.pad[1],
-                          iw = px.ow * g.stride[2] - g.pad[2];
-            float *row = xr + j * ld;
-            int64_t c = 0;
-            if (id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2]) {
-                const float *xp = x + j / op * g.xs[0] + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
-                if (g.xs[1] == 1) std::memcpy(row, xp, static_cast<std::size_t>(ic) * sizeof(float));
-                else
-                    for (int64_t k = 0; k < ic; ++k) row[k] = xp[k * g.xs[1]];
-                c = ic;
-            }
-            for (; c < width; ++c) row[c] = 0.0f;
+    const int64_t m = g.n * op;
+    for (int64_t j = m * part / parts; j < m * (part + 1) / parts; ++j) {
+        const OutputPixel px(g, j % op);
+        const int64_t id = px.od * g.stride[0] - g.pad[0], ih = px.oh * g.stride[1] - g.pad[1],
+                      iw = px.ow * g.stride[2] - g.pad[2];
+        float *row = xr + j * ld;
+        int64_t c = 0;
+        if (id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2]) {
+            const float *xp = x + j / op * g.xs[0] + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
+            if (g.xs[1] == 1) std::memcpy(row, xp, static_cast<std::size_t>(ic) * sizeof(float));
+            else
+                for (int64_t k = 0; k < ic; ++k) row[k] = xp[k * g.xs[1]];
+            c = ic;
         }
-    });
+        for (; c < width; ++c) row[c] = 0.0f;
+    }
 }
 
 // IMPLICIT_PRECOMP_GEMM by dot products (ConvPrecompPlan::pixel_dots):
-// x's pixel rows against the filter's rows in place; threads take ranges of
-// output channels, kDotCols at a time, and run the epilogue on each chunk
-// of kPixelDotsChunk channels from its sums on the stack.
+// x's pixel rows against the filter's rows in place. One parallel region:
+// the workers copy x's rows in parts, meet at a barrier, then take ranges
+// of output channels, kDotCols at a time, and run the epilogue on each
+// chunk of kPixelDotsChunk channels from its sums on the stack. (A region
+// for the copy and one for the products: MobileNet-v2's b14_project, 55
+// us on 2 threads, spent a tenth of it in the second fork.)
 constexpr int64_t kPixelDotsChunk = 8 * kDotCols;
 void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                         const ConvOperands &o, void *workspace) {
     const ops::ConvGeometry &g = p.geo;
     const int64_t op = g.out_pixels(), m = g.n * op, ld = pl.dots_ld;
-    WorkspaceCursor cur(workspace);
-    float *xr = cur.take<float>(m * ld);
-    pixel_dots_rows(ctx, g, static_cast<const float *>(o.x), ld, xr);
+    const float *x = static_cast<const float *>(o.x), *w = static_cast<const float *>(o.w);
+    float *xr = pl.x_direct ? nullptr : WorkspaceCursor(workspace).take<float>(m * ld);
+    const float *rows = pl.x_direct ? x : xr;
     const Epilogue<float, float> epi = full_epilogue<float, float>(p, o);
-    const float *w = static_cast<const float *>(o.w);
     const int64_t blocks = ceil_div(g.ocg, kDotCols), chunk_blocks = kPixelDotsChunk / kDotCols;
-    parallel_ranges(ctx, blocks, conv_grain(m * kDotCols * g.icg), [&](int64_t begin, int64_t end) {
+    const int64_t workers = imin_(ctx.threads, blocks / conv_grain(m * kDotCols * g.icg));
+    const auto work = [&](int64_t t, int64_t team) {
         alignas(64) float sums[kPixelDotsMaxPixels * kPixelDotsChunk];
+        const int64_t begin = blocks * t / team, end = blocks * (t + 1) / team;
         for (int64_t b0 = begin; b0 < end; b0 += chunk_blocks) {
             const int64_t k0 = b0 * kDotCols, kn = imin_(imin_(end, b0 + chunk_blocks) * kDotCols, g.ocg) - k0;
-            dot_rows(xr, ld, m, w + k0 * g.ws[0], g.ws[0], kn, g.icg, sums, kn);
+            dot_rows(rows, ld, m, w + k0 * g.ws[0], g.ws[0], kn, g.icg, sums, kn);
             for (int64_t j = 0; j < m; ++j) {
                 const OutputPixel px(g, j % op);
                 const int64_t img = j / op;
@@ -136,7 +138,21 @@ void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p
                         p.zs[1], k0, 1);
             }
         }
-    });
+    };
+    if (workers <= 1) {
+        if (!pl.x_direct) pixel_dots_rows(g, x, ld, xr, 0, 1);
+        work(0, 1);
+        return;
+    }
+#pragma omp parallel num_threads(static_cast<int>(workers))
+    {
+        const int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
+        if (!pl.x_direct) {
+            pixel_dots_rows(g, x, ld, xr, t, team);
+#pragma omp barrier
+        }
+        work(t, team);
+    }
 }
 
 template <class T, class C>
