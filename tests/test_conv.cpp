@@ -472,10 +472,14 @@ TEST_P(ConvEdge, GatheredPixelsChannelsFirst) {
 // takes (8 x 8), stride and padding (pixel rows of zeros), several images,
 // a fully connected layer (conv_gemm_geometry's images as pixels), each
 // channels first (x transposed in), last and strided (gathered); channels
-// last with whole vectors, x's rows read in place (ic272).
+// last with whole vectors, x's rows read in place (ic272); filters of
+// several taps (receptive fields gathered in KRSC's or KCRS's order) with
+// stride, dilation and padding, 2-D and 3-D.
 TEST_P(ConvEdge, PixelDots) {
     check_precomp_cases(GetParam(), {"ic257ih7oc13kh1", "ic300ih5iw9oc40kh1sh2sw2ph1pw1", "ic512ih8oc7kh1",
-                                     "ic264ih4iw5oc23kh1", "ic256ih3oc10kh3", "ic272ih5iw7oc15kh1"},
+                                     "ic264ih4iw5oc23kh1", "ic256ih3oc10kh3", "ic272ih5iw7oc15kh1",
+                                     "ic64ih7oc20kh3ph1", "ic45ih7iw8oc13kh3kw2sh2ph1dh1",
+                                     "ic20id3ih4iw4oc9kd2kh3kw3pd1ph1pw1"},
                         {1, 3}, {Layout::nchw, Layout::nhwc, Layout::strided}, {ANYDNN_DATA_FLOAT});
 }
 

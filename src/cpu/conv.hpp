@@ -82,12 +82,16 @@ struct ConvPrecompPlan {
     // packed B, once in the workspace after the worker's.
     bool b_gather = false;
     std::size_t b_gather_bytes = 0;
-    // Forward, few output pixels under a large 1x1 filter (forward_pixel_dots,
-    // kernels/util/gemm_dots.hpp): y's pixels by the filter's output channels
-    // as dot products of x's pixel rows (dots_ld apart: copied in, first in
-    // the workspace, or x itself: x_direct) with the filter's rows read in
-    // place. Nothing else of the plan is used.
+    // Forward, few output pixels under a large filter (forward_pixel_dots,
+    // kernels/util/gemm_dots.hpp): y's pixels by the filter's output
+    // channels as dot products of x's pixel rows (each output pixel's
+    // receptive field in the filter's reduction order, dots_ld apart: copied
+    // in, first in the workspace, or a 1x1's x itself: x_direct) with the
+    // filter's rows read in place, their sums in the workspace.
+    // dots_taps_inner: the order is KCRS's (channel, tap), else KRSC's (tap,
+    // channel). Nothing else of the plan is used.
     bool pixel_dots = false;
+    bool dots_taps_inner = false;
     int64_t dots_ld = 0;
     // Forward channels first on small images (conv_channels_last_copies):
     // the plan is the channels-last geometry's, run on copies of x and y
@@ -142,11 +146,11 @@ constexpr int64_t kConvIm2colRowCols = 32;
 constexpr int64_t kConvIm2colMaxCols = 512;
 
 // The pixel_dots path takes at most kPixelDotsMaxPixels output pixels (all
-// images: x's rows stay in L2 while the filter streams once) and at least
-// kPixelDotsMinChannels input channels (with fewer, the lanes' folds at each
-// tile's end cost more than the GEMM's pack of the filter: MobileNet-v2's
-// b15_expand, 160 channels, ran 5% slower by dot products; its b15_project,
-// 960, 20% faster).
+// images: x's rows stay in L2 while the filter streams once) and a
+// reduction (C x taps) of at least kPixelDotsMinChannels (shorter, the
+// lanes' folds at each tile's end cost more than the GEMM's pack of the
+// filter: MobileNet-v2's b15_expand, 160 channels, ran 5% slower by dot
+// products; its b15_project, 960, 20% faster).
 constexpr int64_t kPixelDotsMaxPixels = 64;
 constexpr int64_t kPixelDotsMinChannels = 256;
 

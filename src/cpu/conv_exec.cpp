@@ -257,15 +257,18 @@ bool forward_b_gather(const ops::ConvGeometry &g) {
     return !channels_last || g.ocg >= g.out_pixels();
 }
 
-// Few output pixels under a large 1x1 filter (ConvPrecompPlan::pixel_dots):
-// one group, float, the filter's input channels contiguous ([K][C], KCRS
-// and KRSC alike), any layout of x and y, any stride and padding. The
-// line depends on the shape only, never on the threads (the dot products
-// and the GEMM round differently).
+// Few output pixels under a large filter (ConvPrecompPlan::pixel_dots): one
+// group, float, each output channel's filter one contiguous reduction of
+// taps x C: KRSC's (tap, channel) or KCRS's (channel, tap) order (1x1:
+// both), cross-correlation; any layout of x and y, any stride, dilation
+// and padding. The line depends on the shape only, never on the threads
+// (the dot products and the GEMM round differently).
 bool forward_pixel_dots(const ops::ConvGeometry &g) {
-    return g.groups == 1 && g.taps() == 1 && g.dt == ANYDNN_DATA_FLOAT && g.compute == ANYDNN_DATA_FLOAT &&
-           g.n * g.out_pixels() <= kPixelDotsMaxPixels && g.icg >= kPixelDotsMinChannels && g.ws[1] == 1 &&
-           g.ws[0] >= g.icg;
+    if (g.groups != 1 || g.dt != ANYDNN_DATA_FLOAT || g.compute != ANYDNN_DATA_FLOAT ||
+        g.n * g.out_pixels() > kPixelDotsMaxPixels || g.icg * g.taps() < kPixelDotsMinChannels ||
+        g.ws[0] < g.icg * g.taps())
+        return false;
+    return (g.ws[1] == 1 && g.taps_at(g.icg)) || (g.ws[1] == g.taps() && g.taps_at(1));
 }
 
 // Rows of an im2col chunk: its matrix in about 256 KiB of L2.
@@ -288,19 +291,23 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
         constexpr int64_t W = 16;
         pl.pixel_dots = true;
         pl.m_virtual = g.out_pixels();
-        const bool rows = g.xs[1] == 1 && g.icg % W == 0 && g.xs[4] % 256 != 0 &&
+        pl.dots_taps_inner = g.taps() > 1 && g.ws[1] != 1;
+        const int64_t k_total = g.icg * g.taps();
+        const bool rows = g.taps() == 1 && g.xs[1] == 1 && g.icg % W == 0 && g.xs[4] % 256 != 0 &&
                           (g.n == 1 || g.xs[0] == g.in_pixels() * g.xs[4]) &&
                           conv_packed_spatial(g.in, g.xs, g.xs[4]);
+        const int64_t m = g.n * pl.m_virtual;
+        const std::size_t sums = round64(static_cast<std::size_t>(m * g.ocg) * sizeof(float));
         if (rows && g.in_pixels() == g.out_pixels() && g.pad[0] + g.pad[1] + g.pad[2] == 0) {
             pl.x_direct = true;
             pl.dots_ld = g.xs[4];
-            pl.workspace_bytes = 0;
+            pl.workspace_bytes = 64 + sums;
             return kSuccess;
         }
         pl.x_direct = false;
-        pl.dots_ld = (g.icg + W - 1) / W * W;
+        pl.dots_ld = (k_total + W - 1) / W * W;
         if (pl.dots_ld % 256 == 0) pl.dots_ld += W;
-        pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(g.n * pl.m_virtual * pl.dots_ld) * sizeof(float));
+        pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(m * pl.dots_ld) * sizeof(float)) + sums;
         return kSuccess;
     }
     if (forward_im2col(g)) {
@@ -500,6 +507,7 @@ struct PrecompProblem {
 PrecompProblem precomp_problem(const ops::ConvForwardProblem &p) {
     PrecompProblem r;
     r.run = gemm_problem(p);
+    if (forward_pixel_dots(r.run.geo)) return r;
     if (!forward_im2col(r.run.geo)) r.unfold = conv_w_unfold(r.run.geo);
     if (r.unfold) {
         r.run.geo = r.unfold->geo;

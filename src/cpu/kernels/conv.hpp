@@ -64,17 +64,19 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
 }
 
 // x's pixel rows for the dot products, part `part` of `parts`: output
-// pixel j (images one after the other) gets its input pixel's channels at
-// xr + j * ld, zeros past them to the next multiple of 16 (the tiles' last
-// vector) and for a pixel in the padding. Packed channels first with every
-// input pixel an output pixel, that is a transpose of each image, in
-// ranges of channels.
-inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, int64_t ld, float *xr, int64_t part,
-                            int64_t parts) {
-    const int64_t ic = g.icg, op = g.out_pixels(), width = round_up(ic, 16);
+// pixel j (images one after the other) gets its receptive field at xr + j
+// * ld in the filter's reduction order (taps_inner: (channel, tap), else
+// (tap, channel)), zeros for taps in the padding and past the reduction to
+// the next multiple of 16 (the tiles' last vector). A 1x1 filter on packed
+// channels-first x with every input pixel an output pixel is a transpose
+// of each image, in ranges of channels.
+inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool taps_inner, int64_t ld, float *xr,
+                            int64_t part, int64_t parts) {
+    const int64_t ic = g.icg, taps = g.taps(), op = g.out_pixels(), k_total = ic * taps,
+                  width = round_up(k_total, 16);
     const bool same_pixels = g.in[0] == g.out[0] && g.in[1] == g.out[1] && g.in[2] == g.out[2] &&
                              g.pad[0] == 0 && g.pad[1] == 0 && g.pad[2] == 0;
-    if (g.xs[1] != 1 && same_pixels && g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1)) {
+    if (taps == 1 && g.xs[1] != 1 && same_pixels && g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1)) {
         constexpr int64_t kChannels = 64;
         const int64_t ranges = ceil_div(ic, kChannels), items = g.n * ranges;
         for (int64_t q = items * part / parts; q < items * (part + 1) / parts; ++q) {
@@ -87,60 +89,86 @@ inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, int64_t 
         }
         return;
     }
-    const int64_t m = g.n * op;
-    for (int64_t j = m * part / parts; j < m * (part + 1) / parts; ++j) {
+    const int64_t m = g.n * op, j_begin = m * part / parts, j_end = m * (part + 1) / parts;
+    int64_t off[kConvMaxTaps];  // tap t's input pixel's offset in the image, or -1 in the padding
+    const auto offsets = [&](int64_t j) {
         const OutputPixel px(g, j % op);
-        const int64_t id = px.od * g.stride[0] - g.pad[0], ih = px.oh * g.stride[1] - g.pad[1],
-                      iw = px.ow * g.stride[2] - g.pad[2];
-        float *row = xr + j * ld;
-        int64_t c = 0;
-        if (id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2]) {
-            const float *xp = x + j / op * g.xs[0] + id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4];
-            if (g.xs[1] == 1) std::memcpy(row, xp, static_cast<std::size_t>(ic) * sizeof(float));
-            else
-                for (int64_t k = 0; k < ic; ++k) row[k] = xp[k * g.xs[1]];
-            c = ic;
+        for (int64_t kd = 0, t = 0; kd < g.k[0]; ++kd)
+            for (int64_t kh = 0; kh < g.k[1]; ++kh)
+                for (int64_t kw = 0; kw < g.k[2]; ++kw, ++t) {
+                    const int64_t id = px.od * g.stride[0] - g.pad[0] + kd * g.dil[0],
+                                  ih = px.oh * g.stride[1] - g.pad[1] + kh * g.dil[1],
+                                  iw = px.ow * g.stride[2] - g.pad[2] + kw * g.dil[2];
+                    off[t] = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2]
+                                 ? id * g.xs[2] + ih * g.xs[3] + iw * g.xs[4]
+                                 : -1;
+                }
+        return x + j / op * g.xs[0];
+    };
+    if (taps_inner) {
+        // kPlanes channels at a time for every pixel: their planes stay in
+        // L1 (a pixel at a time over all channels ran every plane through L1
+        // for each pixel: 11% of res5bc_branch2b channels first).
+        constexpr int64_t kPlanes = 16;
+        for (int64_t c0 = 0; c0 < ic; c0 += kPlanes)
+            for (int64_t j = j_begin; j < j_end; ++j) {
+                const float *ximg = offsets(j);
+                float *row = xr + j * ld;
+                for (int64_t c = c0; c < imin_(c0 + kPlanes, ic); ++c)
+                    for (int64_t t = 0; t < taps; ++t)
+                        row[c * taps + t] = off[t] >= 0 ? ximg[off[t] + c * g.xs[1]] : 0.0f;
+            }
+    } else {
+        for (int64_t j = j_begin; j < j_end; ++j) {
+            const float *ximg = offsets(j);
+            float *row = xr + j * ld;
+            for (int64_t t = 0; t < taps; ++t) {
+                float *dst = row + t * ic;
+                if (off[t] < 0) std::memset(dst, 0, static_cast<std::size_t>(ic) * sizeof(float));
+                else if (g.xs[1] == 1) std::memcpy(dst, ximg + off[t], static_cast<std::size_t>(ic) * sizeof(float));
+                else
+                    for (int64_t c = 0; c < ic; ++c) dst[c] = ximg[off[t] + c * g.xs[1]];
+            }
         }
-        for (; c < width; ++c) row[c] = 0.0f;
     }
+    for (int64_t j = j_begin; j < j_end; ++j)
+        for (int64_t c = k_total; c < width; ++c) xr[j * ld + c] = 0.0f;
 }
 
 // IMPLICIT_PRECOMP_GEMM by dot products (ConvPrecompPlan::pixel_dots):
 // x's pixel rows against the filter's rows in place. One parallel region:
 // the workers copy x's rows in parts, meet at a barrier, then take ranges
-// of output channels, kDotCols at a time, and run the epilogue on each
-// chunk of kPixelDotsChunk channels from its sums on the stack. (A region
-// for the copy and one for the products: MobileNet-v2's b14_project, 55
-// us on 2 threads, spent a tenth of it in the second fork.)
-constexpr int64_t kPixelDotsChunk = 8 * kDotCols;
+// of output channels, kDotCols at a time, their sums in the workspace, and
+// run the epilogue on them. (A region for the copy and one for the
+// products: MobileNet-v2's b14_project, 55 us on 2 threads, spent a tenth
+// of it in the second fork.) The whole reduction at once: in blocks of a
+// third (x's block in L2 alongside the filter's rows) res5bc_branch2b took
+// 6% longer (shorter streams, three folds).
 void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                         const ConvOperands &o, void *workspace) {
     const ops::ConvGeometry &g = p.geo;
-    const int64_t op = g.out_pixels(), m = g.n * op, ld = pl.dots_ld;
+    const int64_t op = g.out_pixels(), m = g.n * op, ld = pl.dots_ld, k_total = g.icg * g.taps();
     const float *x = static_cast<const float *>(o.x), *w = static_cast<const float *>(o.w);
-    float *xr = pl.x_direct ? nullptr : WorkspaceCursor(workspace).take<float>(m * ld);
+    WorkspaceCursor cur(workspace);
+    float *xr = pl.x_direct ? nullptr : cur.take<float>(m * ld), *sums = cur.take<float>(m * g.ocg);
     const float *rows = pl.x_direct ? x : xr;
     const Epilogue<float, float> epi = full_epilogue<float, float>(p, o);
-    const int64_t blocks = ceil_div(g.ocg, kDotCols), chunk_blocks = kPixelDotsChunk / kDotCols;
-    const int64_t workers = imin_(ctx.threads, blocks / conv_grain(m * kDotCols * g.icg));
+    const int64_t blocks = ceil_div(g.ocg, kDotCols);
+    const int64_t workers = imin_(ctx.threads, blocks / conv_grain(m * kDotCols * k_total));
     const auto work = [&](int64_t t, int64_t team) {
-        alignas(64) float sums[kPixelDotsMaxPixels * kPixelDotsChunk];
-        const int64_t begin = blocks * t / team, end = blocks * (t + 1) / team;
-        for (int64_t b0 = begin; b0 < end; b0 += chunk_blocks) {
-            const int64_t k0 = b0 * kDotCols, kn = imin_(imin_(end, b0 + chunk_blocks) * kDotCols, g.ocg) - k0;
-            dot_rows(rows, ld, m, w + k0 * g.ws[0], g.ws[0], kn, g.icg, sums, kn);
-            for (int64_t j = 0; j < m; ++j) {
-                const OutputPixel px(g, j % op);
-                const int64_t img = j / op;
-                epi.run(sums + j * kn, kn, img * g.ys[0] + px.od * g.ys[2] + px.oh * g.ys[3] + px.ow * g.ys[4] +
-                                               k0 * g.ys[1],
-                        g.ys[1], img * p.zs[0] + px.od * p.zs[2] + px.oh * p.zs[3] + px.ow * p.zs[4] + k0 * p.zs[1],
-                        p.zs[1], k0, 1);
-            }
+        const int64_t k0 = blocks * t / team * kDotCols, kn = imin_(blocks * (t + 1) / team * kDotCols, g.ocg) - k0;
+        dot_rows(rows, ld, m, w + k0 * g.ws[0], g.ws[0], kn, k_total, sums + k0, g.ocg);
+        for (int64_t j = 0; j < m; ++j) {
+            const OutputPixel px(g, j % op);
+            const int64_t img = j / op;
+            epi.run(sums + j * g.ocg + k0, kn,
+                    img * g.ys[0] + px.od * g.ys[2] + px.oh * g.ys[3] + px.ow * g.ys[4] + k0 * g.ys[1], g.ys[1],
+                    img * p.zs[0] + px.od * p.zs[2] + px.oh * p.zs[3] + px.ow * p.zs[4] + k0 * p.zs[1], p.zs[1], k0,
+                    1);
         }
     };
     if (workers <= 1) {
-        if (!pl.x_direct) pixel_dots_rows(g, x, ld, xr, 0, 1);
+        if (!pl.x_direct) pixel_dots_rows(g, x, pl.dots_taps_inner, ld, xr, 0, 1);
         work(0, 1);
         return;
     }
@@ -148,7 +176,7 @@ void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p
     {
         const int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
         if (!pl.x_direct) {
-            pixel_dots_rows(g, x, ld, xr, t, team);
+            pixel_dots_rows(g, x, pl.dots_taps_inner, ld, xr, t, team);
 #pragma omp barrier
         }
         work(t, team);
