@@ -465,8 +465,9 @@ TEST_P(ConvEdge, GatheredPixelsChannelsFirst) {
                         {1}, {Layout::nchw, Layout::strided}, {ANYDNN_DATA_FLOAT, ANYDNN_DATA_DOUBLE});
 }
 
-// Few output pixels under a large 1x1 filter by dot products (pixel_dots:
-// at most 64 pixels over the images, 256+ input channels): channel counts
+// Few output pixels under a large filter by dot products (pixel_dots, on
+// AVX-512; the other levels run the GEMM on these shapes: at most 64
+// pixels over the images, a reduction of 256+): channel counts
 // off the vector (the tiles' zero-padded last vector), output channels and
 // pixels off the 4 x 6 tile (every partial tile), the most pixels the path
 // takes (8 x 8), stride and padding (pixel rows of zeros), several images,

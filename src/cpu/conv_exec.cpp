@@ -262,9 +262,12 @@ bool forward_b_gather(const ops::ConvGeometry &g) {
 // taps x C: KRSC's (tap, channel) or KCRS's (channel, tap) order (1x1:
 // both), cross-correlation; any layout of x and y, any stride, dilation
 // and padding. The line depends on the shape only, never on the threads
-// (the dot products and the GEMM round differently).
-bool forward_pixel_dots(const ops::ConvGeometry &g) {
-    if (g.groups != 1 || g.dt != ANYDNN_DATA_FLOAT || g.compute != ANYDNN_DATA_FLOAT ||
+// (the dot products and the GEMM round differently). AVX-512 only: with
+// AVX2's 16 registers (a 3 x 3 tile, 6 loads per 9 FMAs, and folds over 8
+// lanes) res5bc_branch2b took 26% longer than the GEMM, res5bc_branch2a
+// 19% (one thread, Zen 4 held to AVX2).
+bool forward_pixel_dots(const ops::ConvGeometry &g, Isa isa) {
+    if (isa != Isa::avx512 || g.groups != 1 || g.dt != ANYDNN_DATA_FLOAT || g.compute != ANYDNN_DATA_FLOAT ||
         g.n * g.out_pixels() > kPixelDotsMaxPixels || g.icg * g.taps() < kPixelDotsMinChannels ||
         g.ws[0] < g.icg * g.taps())
         return false;
@@ -278,7 +281,7 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     const ops::ConvGeometry &g = p.geo;
     ANYDNN_TRY(plan_conv_planes(g, out));
     ConvPrecompPlan &pl = *out;
-    if (forward_pixel_dots(g)) {
+    if (forward_pixel_dots(g, h.isa)) {
         // x's rows a vector longer than the channels rounded up to it when
         // that is a multiple of 256 floats: rows 1 KiB apart fall in the
         // same L1 sets, and res5bc_branch2a's 8 KiB rows ran at 75% of the
@@ -504,10 +507,10 @@ struct PrecompProblem {
     bool copies = false;  // run on channels-last copies (conv_channels_last_copies)
 };
 
-PrecompProblem precomp_problem(const ops::ConvForwardProblem &p) {
+PrecompProblem precomp_problem(const ops::ConvForwardProblem &p, Isa isa) {
     PrecompProblem r;
     r.run = gemm_problem(p);
-    if (forward_pixel_dots(r.run.geo)) return r;
+    if (forward_pixel_dots(r.run.geo, isa)) return r;
     if (!forward_im2col(r.run.geo)) r.unfold = conv_w_unfold(r.run.geo);
     if (r.unfold) {
         r.run.geo = r.unfold->geo;
@@ -787,7 +790,7 @@ Status conv_forward_workspace(const Handle &h, const ops::ConvForwardProblem &p,
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: *bytes = 0; return kSuccess;
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
-        const PrecompProblem r = precomp_problem(p);
+        const PrecompProblem r = precomp_problem(p, h.isa);
         ConvPrecompPlan pl;
         ANYDNN_TRY(plan_precomp_problem(h, r, &pl));
         *bytes = conv_unfold_workspace(r.unfold) + pl.workspace_bytes;
@@ -836,7 +839,7 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
     const ExecContext ctx{h.threads()};
     switch (algo) {
     case ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: {
-        const PrecompProblem r = precomp_problem(p);
+        const PrecompProblem r = precomp_problem(p, h.isa);
         ConvPrecompPlan pl;
         plan_precomp_problem(h, r, &pl);
         ConvOperands ro = o;
@@ -870,7 +873,7 @@ void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, 
         [&](anydnnConvolutionFwdAlgo_t algo, std::size_t *bytes) { return conv_forward_workspace(h, p, algo, bytes); },
         [&](anydnnConvolutionFwdAlgo_t algo) {
             if (algo != ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return modeled_cost(p.geo, algo, nullptr);
-            const PrecompProblem r = precomp_problem(p);
+            const PrecompProblem r = precomp_problem(p, h.isa);
             ConvPrecompPlan pl;
             plan_precomp_problem(h, r, &pl);
             return modeled_cost(r.run.geo, algo, &pl);

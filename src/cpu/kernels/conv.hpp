@@ -63,6 +63,7 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
     }
 }
 
+#if ANYDNN_ISA_avx512
 // x's pixel rows for the dot products, part `part` of `parts`: output
 // pixel j (images one after the other) gets its receptive field at xr + j
 // * ld in the filter's reduction order (taps_inner: (channel, tap), else
@@ -183,12 +184,16 @@ void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p
     }
 }
 
+#endif  // ANYDNN_ISA_avx512
+
 template <class T, class C>
 void precomp_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                    const ConvOperands &o, void *workspace) {
+#if ANYDNN_ISA_avx512
     if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
         if (pl.pixel_dots) return precomp_pixel_dots(ctx, p, pl, o, workspace);
     }
+#endif
     const ops::ConvGeometry &g = p.geo;
     const GemmKernels<C> &gk = isa_gemm<C>();
     const int64_t taps = pl.taps, icg = g.icg, ocg = g.ocg, ic = g.groups * icg;

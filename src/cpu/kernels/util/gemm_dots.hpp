@@ -14,17 +14,18 @@
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
 
-// The register tile: kDotRows rows of A by kDotCols rows of B. AVX-512:
-// 24 sums, 4 A vectors and a B vector in its 32 registers; a load per 2.4
-// FMAs (Zen 4 loads one zmm a cycle). 4 x 6 ran res5bc_branch2a's product
-// at 111 GFLOP/s on one thread (95% of peak) standalone, 5 x 5 at 118 but
-// 106-108 against 114 where the reduction is shorter (576 and 960); 3 x 8
-// and 2 x 12, more loads, 58 and 32. Below AVX-512, 16 registers: 3 x 3.
+// AVX-512 only (the plan's forward_pixel_dots says why): the other levels
+// compile none of it.
 #if ANYDNN_ISA_avx512
+
+// The register tile: kDotRows rows of A by kDotCols rows of B: 24 sums, 4
+// A vectors and a B vector in the 32 registers; a load per 2.4 FMAs (Zen 4
+// loads one zmm a cycle). 4 x 6 ran res5bc_branch2a's product at 111
+// GFLOP/s on one thread (95% of peak) standalone, 5 x 5 at 118 but 106-108
+// against 114 where the reduction is shorter (576 and 960); 3 x 8 and 2 x
+// 12, more loads, 58 and 32. Tiles of 3 rows for the last 9 of 49 (no tile
+// of one row) made no difference.
 constexpr int kDotRows = 4, kDotCols = 6;
-#else
-constexpr int kDotRows = 3, kDotCols = 3;
-#endif
 
 // The sums of pairs of vectors' halves: in each block of 2H lanes, the
 // first H lanes get a's lanes l + l + H of the block, the last H b's.
@@ -139,5 +140,7 @@ inline void dot_rows(const float *a, int64_t lda, int64_t m, const float *b, int
         }
     }
 }
+
+#endif  // ANYDNN_ISA_avx512
 
 }  // namespace anydnn::cpu::ANYDNN_ISA_NS
