@@ -86,10 +86,12 @@ public:
         SCOPED_TRACE(c_.to_string() + " algo " + std::to_string(algo) + " " + mode_name(mode) + " seed " +
                      std::to_string(seed()));
 
-        // The workspace with a guard after it, its bytes NaN's (as floats
-        // and doubles): a kernel that reads what it did not write (padding
-        // it meant to zero) fails even where it multiplies it by zero.
+        // The workspace (its bytes NaN's as floats and doubles: a kernel
+        // that reads what it did not write, padding it meant to zero, fails
+        // even where it multiplies it by zero) with a guard of other bytes
+        // after it.
         std::vector<unsigned char> ws(ws_bytes + 64, 0xff);
+        std::fill(ws.end() - 64, ws.end(), 0xa5);
         const double alpha = 0.75, beta = mode == Mode::beta_half ? 0.5 : 0, alpha2 = 0.6;
         // y is poisoned where the call must not read it.
         if (mode == Mode::beta0 || mode == Mode::fused) y.poison();
@@ -141,7 +143,7 @@ public:
         expect_close(got, want, rel_tol, abs_tol, "y");
         EXPECT_TRUE(y.guards_intact());
         if (y0) EXPECT_TRUE(y.gaps_equal(*y0)) << "a gap of y was written";
-        EXPECT_TRUE(std::all_of(ws.end() - 64, ws.end(), [](unsigned char v) { return v == 0xff; }))
+        EXPECT_TRUE(std::all_of(ws.end() - 64, ws.end(), [](unsigned char v) { return v == 0xa5; }))
             << "write past the workspace";
         return true;
     }
@@ -406,7 +408,7 @@ void check_same_bits(const std::string &isa, const char *text, int mb, Layout la
         size_t ws_bytes = 0;
         ASSERT_OK(anydnnGetConvolutionForwardWorkspaceSize(h, s.x->desc(), s.filter, s.conv, s.y->desc(), algo,
                                                            &ws_bytes));
-        std::vector<unsigned char> ws(ws_bytes);
+        std::vector<unsigned char> ws(ws_bytes, 0xff);  // NaN's, as in Checker::check
         const Scalar one(1), zero(0);
         s.y->poison();
         ASSERT_OK(anydnnConvolutionForward(h, one.ptr(c.dt), s.x->desc(), s.x->data(), s.filter, s.w->data(), s.conv,
@@ -473,14 +475,15 @@ TEST_P(ConvEdge, GatheredPixelsChannelsFirst) {
 // takes (8 x 8), stride and padding (pixel rows of zeros), several images,
 // a fully connected layer (conv_gemm_geometry's images as pixels), each
 // channels first (x transposed in), last and strided (gathered); channels
-// last with whole vectors, x's rows read in place (ic272); filters of
+// last with whole vectors, x's rows read in place (ic272, one image and
+// three; ic240's fully connected layer, its images as rows); filters of
 // several taps (receptive fields gathered in KRSC's or KCRS's order) with
 // stride, dilation and padding, 2-D and 3-D.
 TEST_P(ConvEdge, PixelDots) {
     check_precomp_cases(GetParam(), {"ic257ih7oc13kh1", "ic300ih5iw9oc40kh1sh2sw2ph1pw1", "ic512ih8oc7kh1",
                                      "ic264ih4iw5oc23kh1", "ic256ih3oc10kh3", "ic272ih5iw7oc15kh1",
                                      "ic64ih7oc20kh3ph1", "ic45ih7iw8oc13kh3kw2sh2ph1dh1",
-                                     "ic20id3ih4iw4oc9kd2kh3kw3pd1ph1pw1"},
+                                     "ic20id3ih4iw4oc9kd2kh3kw3pd1ph1pw1", "ic272ih3iw4oc15kh1", "ic240ih2oc9kh2"},
                         {1, 3}, {Layout::nchw, Layout::nhwc, Layout::strided}, {ANYDNN_DATA_FLOAT});
 }
 
