@@ -64,23 +64,22 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
 }
 
 #if ANYDNN_ISA_avx512
-// x's pixel rows for the dot products, part `part` of `parts`: output
-// pixel j (images one after the other) gets its receptive field at xr + j
+// x's pixel rows for the dot products: output pixel j (images one after
+// the other) gets its receptive field at xr + j
 // * ld in the filter's reduction order (taps_inner: (channel, tap), else
 // (tap, channel)), zeros for taps in the padding and past the reduction to
 // the next multiple of 16 (the tiles' last vector). A 1x1 filter on packed
 // channels-first x with every input pixel an output pixel is a transpose
 // of each image, in ranges of channels.
-inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool taps_inner, int64_t ld, float *xr,
-                            int64_t part, int64_t parts) {
+inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool taps_inner, int64_t ld, float *xr) {
     const int64_t ic = g.icg, taps = g.taps(), op = g.out_pixels(), k_total = ic * taps,
                   width = round_up(k_total, 16);
     const bool same_pixels = g.in[0] == g.out[0] && g.in[1] == g.out[1] && g.in[2] == g.out[2] &&
                              g.pad[0] == 0 && g.pad[1] == 0 && g.pad[2] == 0;
     if (taps == 1 && g.xs[1] != 1 && same_pixels && g.xs[4] == 1 && conv_packed_spatial(g.in, g.xs, 1)) {
         constexpr int64_t kChannels = 64;
-        const int64_t ranges = ceil_div(ic, kChannels), items = g.n * ranges;
-        for (int64_t q = items * part / parts; q < items * (part + 1) / parts; ++q) {
+        const int64_t ranges = ceil_div(ic, kChannels);
+        for (int64_t q = 0; q < g.n * ranges; ++q) {
             const int64_t img = q / ranges, c0 = q % ranges * kChannels, cn = imin_(kChannels, ic - c0);
             float *rows = xr + img * op * ld;
             transpose_elements(sizeof(float), x + img * g.xs[0] + c0 * g.xs[1], g.xs[1], rows + c0, ld, op, cn);
@@ -90,7 +89,7 @@ inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool tap
         }
         return;
     }
-    const int64_t m = g.n * op, j_begin = m * part / parts, j_end = m * (part + 1) / parts;
+    const int64_t m = g.n * op;
     int64_t off[kConvMaxTaps];  // tap t's input pixel's offset in the image, or -1 in the padding
     const auto offsets = [&](int64_t j) {
         const OutputPixel px(g, j % op);
@@ -112,7 +111,7 @@ inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool tap
         // for each pixel: 11% of res5bc_branch2b channels first).
         constexpr int64_t kPlanes = 16;
         for (int64_t c0 = 0; c0 < ic; c0 += kPlanes)
-            for (int64_t j = j_begin; j < j_end; ++j) {
+            for (int64_t j = 0; j < m; ++j) {
                 const float *ximg = offsets(j);
                 float *row = xr + j * ld;
                 for (int64_t c = c0; c < imin_(c0 + kPlanes, ic); ++c)
@@ -120,7 +119,7 @@ inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool tap
                         row[c * taps + t] = off[t] >= 0 ? ximg[off[t] + c * g.xs[1]] : 0.0f;
             }
     } else {
-        for (int64_t j = j_begin; j < j_end; ++j) {
+        for (int64_t j = 0; j < m; ++j) {
             const float *ximg = offsets(j);
             float *row = xr + j * ld;
             for (int64_t t = 0; t < taps; ++t) {
@@ -132,31 +131,38 @@ inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool tap
             }
         }
     }
-    for (int64_t j = j_begin; j < j_end; ++j)
+    for (int64_t j = 0; j < m; ++j)
         for (int64_t c = k_total; c < width; ++c) xr[j * ld + c] = 0.0f;
 }
 
 // IMPLICIT_PRECOMP_GEMM by dot products (ConvPrecompPlan::pixel_dots):
-// x's pixel rows against the filter's rows in place. One parallel region:
-// the workers copy x's rows in parts, meet at a barrier, then take ranges
-// of output channels, kDotCols at a time, their sums in the workspace, and
-// run the epilogue on them. (A region for the copy and one for the
-// products: MobileNet-v2's b14_project, 55 us on 2 threads, spent a tenth
-// of it in the second fork.) The whole reduction at once: in blocks of a
-// third (x's block in L2 alongside the filter's rows) res5bc_branch2b took
-// 6% longer (shorter streams, three folds).
+// x's pixel rows against the filter's rows in place. The workers each copy
+// x's rows for themselves (or read x in place), then take ranges of output
+// channels, kDotCols at a time, their sums in the workspace, and run the
+// epilogue on them: one parallel region, no barrier. (Halves of one copy,
+// a barrier, then both reading all of it: channels first on 2 threads
+// MobileNet-v2's b14_project took 85 us against 54 by the GEMM, the rows
+// crossing between the cores; a region for the copy and another for the
+// products cost a tenth of it in the second fork.) The whole reduction at
+// once: in blocks of a third (x's block in L2 alongside the filter's rows)
+// res5bc_branch2b took 6% longer (shorter streams, three folds).
 void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                         const ConvOperands &o, void *workspace) {
     const ops::ConvGeometry &g = p.geo;
     const int64_t op = g.out_pixels(), m = g.n * op, ld = pl.dots_ld, k_total = g.icg * g.taps();
     const float *x = static_cast<const float *>(o.x), *w = static_cast<const float *>(o.w);
     WorkspaceCursor cur(workspace);
-    float *xr = pl.x_direct ? nullptr : cur.take<float>(m * ld), *sums = cur.take<float>(m * g.ocg);
-    const float *rows = pl.x_direct ? x : xr;
+    float *sums = cur.take<float>(m * g.ocg), *xr = pl.x_direct ? nullptr : cur.take<float>(pl.workers * m * ld);
     const Epilogue<float, float> epi = full_epilogue<float, float>(p, o);
     const int64_t blocks = ceil_div(g.ocg, kDotCols);
-    const int64_t workers = imin_(ctx.threads, blocks / conv_grain(m * kDotCols * k_total));
+    const int64_t workers = imin_(imin_(ctx.threads, pl.workers), blocks / conv_grain(m * kDotCols * k_total));
     const auto work = [&](int64_t t, int64_t team) {
+        const float *rows = x;
+        if (!pl.x_direct) {
+            float *own = xr + t * round_up(m * ld, 16);
+            pixel_dots_rows(g, x, pl.dots_taps_inner, ld, own);
+            rows = own;
+        }
         const int64_t k0 = blocks * t / team * kDotCols, kn = imin_(blocks * (t + 1) / team * kDotCols, g.ocg) - k0;
         dot_rows(rows, ld, m, w + k0 * g.ws[0], g.ws[0], kn, k_total, sums + k0, g.ocg);
         for (int64_t j = 0; j < m; ++j) {
@@ -169,19 +175,11 @@ void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p
         }
     };
     if (workers <= 1) {
-        if (!pl.x_direct) pixel_dots_rows(g, x, pl.dots_taps_inner, ld, xr, 0, 1);
         work(0, 1);
         return;
     }
 #pragma omp parallel num_threads(static_cast<int>(workers))
-    {
-        const int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
-        if (!pl.x_direct) {
-            pixel_dots_rows(g, x, pl.dots_taps_inner, ld, xr, t, team);
-#pragma omp barrier
-        }
-        work(t, team);
-    }
+    work(omp_get_thread_num(), omp_get_num_threads());
 }
 
 #endif  // ANYDNN_ISA_avx512
