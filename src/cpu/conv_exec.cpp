@@ -268,7 +268,7 @@ bool forward_b_gather(const ops::ConvGeometry &g) {
 // 19% (one thread, Zen 4 held to AVX2).
 bool forward_pixel_dots(const ops::ConvGeometry &g, Isa isa) {
     if (isa != Isa::avx512 || g.groups != 1 || g.dt != ANYDNN_DATA_FLOAT || g.compute != ANYDNN_DATA_FLOAT ||
-        g.n * g.out_pixels() > kPixelDotsMaxPixels || g.icg * g.taps() < kPixelDotsMinChannels ||
+        g.n * g.out_pixels() > kPixelDotsMaxPixels || g.icg * g.taps() < kPixelDotsMinReduction ||
         g.ws[0] < g.icg * g.taps())
         return false;
     return (g.ws[1] == 1 && g.taps_at(g.icg)) || (g.ws[1] == g.taps() && g.taps_at(1));
@@ -282,16 +282,7 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
     ANYDNN_TRY(plan_conv_planes(g, out));
     ConvPrecompPlan &pl = *out;
     if (forward_pixel_dots(g, h.isa)) {
-        // x's rows a vector longer than the channels rounded up to it when
-        // that is a multiple of 256 floats: rows 1 KiB apart fall in the
-        // same L1 sets, and res5bc_branch2a's 8 KiB rows ran at 75% of the
-        // speed they reach offset (standalone, one thread). 16 floats: a
-        // multiple of every level's vector.
-        // x itself where its pixels are the rows (channels last, stride 1,
-        // no padding, images and pixels one stride apart) and those hold
-        // whole vectors and are not so aligned: the copy was a tenth of
-        // MobileNet-v2's b14_project on 2 threads.
-        constexpr int64_t W = 16;
+        constexpr int64_t W = 16;  // the vector
         pl.pixel_dots = true;
         pl.m_virtual = g.out_pixels();
         pl.dots_taps_inner = g.taps() > 1 && g.ws[1] != 1;
@@ -302,19 +293,28 @@ Status plan_precomp(const Handle &h, const ops::ConvForwardProblem &p, ConvPreco
         const int64_t m = g.n * pl.m_virtual;
         const std::size_t sums = round64(static_cast<std::size_t>(m * g.ocg) * sizeof(float));
         pl.workers = std::clamp(h.threads(), 1, 64);
+        // x itself where its pixels are the rows (channels last, stride 1,
+        // no padding, images and pixels one stride apart) and those hold
+        // whole vectors and are not 1 KiB-aligned (below): the copy was a
+        // tenth of MobileNet-v2's b14_project on 2 threads.
         if (rows && g.in_pixels() == g.out_pixels() && g.pad[0] + g.pad[1] + g.pad[2] == 0) {
             pl.x_direct = true;
             pl.dots_ld = g.xs[4];
             pl.workspace_bytes = 64 + sums;
             return kSuccess;
         }
+        // Else copies, a vector longer than the reduction rounded up to it
+        // where that is a multiple of 256 floats: rows 1 KiB apart fall in
+        // the same L1 sets (res5bc_branch2a's 8 KiB rows ran at 75% of the
+        // speed they reach offset, standalone). A copy per thread: the rows
+        // one thread wrote and the other read crossed between the cores
+        // (MobileNet-v2's b14_project channels first took 1.6x as long on 2
+        // threads as with its own copy each).
         pl.x_direct = false;
         pl.dots_ld = (k_total + W - 1) / W * W;
         if (pl.dots_ld % 256 == 0) pl.dots_ld += W;
-        // A copy per thread: the rows one thread wrote and the other read
-        // crossed between the cores (MobileNet-v2's b14_project channels
-        // first took 1.6x as long on 2 threads as with its own copy each).
-        pl.workspace_bytes = 64 + pl.workers * round64(static_cast<std::size_t>(m * pl.dots_ld) * sizeof(float)) + sums;
+        pl.workspace_bytes =
+            64 + round64(static_cast<std::size_t>(pl.workers * m * pl.dots_ld) * sizeof(float)) + sums;
         return kSuccess;
     }
     if (forward_im2col(g)) {

@@ -65,10 +65,10 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
 
 #if ANYDNN_ISA_avx512
 // x's pixel rows for the dot products: output pixel j (images one after
-// the other) gets its receptive field at xr + j
-// * ld in the filter's reduction order (taps_inner: (channel, tap), else
-// (tap, channel)), zeros for taps in the padding and past the reduction to
-// the next multiple of 16 (the tiles' last vector). A 1x1 filter on packed
+// the other) gets its receptive field at xr + j * ld in the filter's
+// reduction order (taps_inner: (channel, tap), else (tap, channel)), zeros
+// for taps in the padding and past the reduction to the next multiple of
+// 16 (the tiles' last vector). A 1x1 filter on packed
 // channels-first x with every input pixel an output pixel is a transpose
 // of each image, in ranges of channels.
 inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool taps_inner, int64_t ld, float *xr) {
@@ -159,7 +159,7 @@ void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p
     const auto work = [&](int64_t t, int64_t team) {
         const float *rows = x;
         if (!pl.x_direct) {
-            float *own = xr + t * round_up(m * ld, 16);
+            float *own = xr + t * m * ld;
             pixel_dots_rows(g, x, pl.dots_taps_inner, ld, own);
             rows = own;
         }

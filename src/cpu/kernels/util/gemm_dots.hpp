@@ -1,8 +1,9 @@
 // Products of rows by dot products: out[i][j] = sum_k a[i][k] * b[j][k] for
 // rows of A and of B both contiguous along k. A convolution whose few
-// output pixels meet a large 1x1 filter is such a product: x's pixel rows
-// (channels contiguous) against the filter's output channels (KCRS and KRSC
-// alike: a 1x1 filter is [K][C]). The GEMM engine wants B's columns
+// output pixels meet a large filter is such a product: each pixel's
+// receptive field gathered in the filter's reduction order (a 1x1's x
+// channels last as it is) against the filter's output channels, KRSC's
+// (tap, channel) or KCRS's (channel, tap) rows. The GEMM engine wants B's columns
 // contiguous, so it packed (transposed) the whole filter at every call, a
 // read and a write of 4 MB against 49 pixels at ResNet-50's res5 (22% of
 // res5bc_branch2a); here the filter is read once, in place, each register
@@ -27,8 +28,8 @@ namespace anydnn::cpu::ANYDNN_ISA_NS {
 // of one row) made no difference.
 constexpr int kDotRows = 4, kDotCols = 6;
 
-// The sums of pairs of vectors' halves: in each block of 2H lanes, the
-// first H lanes get a's lanes l + l + H of the block, the last H b's.
+// Two vectors' half-folds in one: in each block of 2H lanes, lane l < H
+// gets a's lanes l and l + H of the block summed, lane H + l b's.
 template <int H, class V, size_t... J>
 ANYDNN_ALWAYS_INLINE V fold_pair(V a, V b, std::index_sequence<J...>) {
     constexpr int W = sizeof...(J);
