@@ -421,8 +421,9 @@ void check_same_bits(const std::string &isa, const char *text, int mb, Layout la
 
 // Every shape of texts at every mb, layout and type against the reference
 // by IMPLICIT_PRECOMP_GEMM, in every mode, on 1, 2 and 3 threads.
-void check_precomp_cases(const std::string &isa, std::initializer_list<const char *> texts, std::initializer_list<int> mbs,
-                         std::initializer_list<Layout> layouts, std::initializer_list<anydnnDataType_t> dts) {
+void check_precomp_cases(const std::string &isa, std::initializer_list<const char *> texts,
+                         std::initializer_list<int> mbs, std::initializer_list<Layout> layouts,
+                         std::initializer_list<anydnnDataType_t> dts) {
     for (int threads : {1, 2, 3}) {
         Handle h(isa, threads);
         SKIP_IF_UNAVAILABLE(h);
