@@ -122,6 +122,23 @@ template <class C>
 // order is fixed, so any thread count gives the same result. get(at) is the
 // value at i of the operands p: at(p) loads the vector at p + i, then
 // (the tail) the value p[i]; step combines values or vectors alike.
+// v with its lanes rotated by H: lane j gets lane j + H (mod the width).
+template <int H, class V, size_t... J>
+ANYDNN_ALWAYS_INLINE V rotated(V v, std::index_sequence<J...>) {
+    return __builtin_shufflevector(v, v, ((J + H) % sizeof...(J))...);
+}
+
+// Folds lanes H apart, then H / 2, ..., 1: lane 0 holds the whole.
+template <int H, class V, class Step>
+ANYDNN_ALWAYS_INLINE V fold(V v, Step &step) {
+    if constexpr (H == 0) {
+        return v;
+    } else {
+        constexpr int W = sizeof(V) / sizeof(v[0]);
+        return fold<H / 2>(step(v, rotated<H>(v, std::make_index_sequence<W>())), step);
+    }
+}
+
 template <class C, class Step, class Get>
 ANYDNN_ALWAYS_INLINE C reduce(int64_t n, C start, Step &&step, Get &&get) {
     using V = vec_t<C>;

@@ -20,7 +20,6 @@
 #include <limits>
 #include <new>
 #include <type_traits>
-#include <utility>
 
 #include "cpu/parallel.hpp"
 #include "cpu/strided_loop.hpp"
@@ -65,23 +64,6 @@ inline V load_vec(const T *p) {
 template <class V, class T>
 inline void store_vec(T *p, V v) {
     std::memcpy(p, &v, sizeof v);
-}
-
-// v with its lanes rotated by H: lane j gets lane j + H (mod the width).
-template <int H, class V, size_t... J>
-ANYDNN_ALWAYS_INLINE V rotated(V v, std::index_sequence<J...>) {
-    return __builtin_shufflevector(v, v, ((J + H) % sizeof...(J))...);
-}
-
-// Folds lanes H apart, then H / 2, ..., 1: lane 0 holds the whole.
-template <int H, class V, class Step>
-ANYDNN_ALWAYS_INLINE V fold(V v, Step &step) {
-    if constexpr (H == 0) {
-        return v;
-    } else {
-        constexpr int W = sizeof(V) / sizeof(v[0]);
-        return fold<H / 2>(step(v, rotated<H>(v, std::make_index_sequence<W>())), step);
-    }
 }
 
 inline float fmin_(float a, float b) { return a < b ? a : b; }

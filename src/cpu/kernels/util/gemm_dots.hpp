@@ -11,6 +11,8 @@
 // hundreds of channels), and only A, small, is copied.
 #pragma once
 
+#include <utility>
+
 #include "cpu/kernels/util/common.hpp"
 
 namespace anydnn::cpu::ANYDNN_ISA_NS {
