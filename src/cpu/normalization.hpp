@@ -57,7 +57,9 @@ struct NormArgs {
     bool wide;
     // grad_sums, per statistics / parameter group, in double whatever the
     // data type: x - mean in float loses the digits that matter when a
-    // group's values are close (per-activation with a small N).
+    // group's values are close (per-activation with a small N). (Blocks of
+    // rows that share their groups sum a few terms in float first where
+    // `wide` is not set: grad_sums_own.)
     const double *mean, *inv, *scale;
     double alpha, beta;
     // Split the work in rows of the loop's innermost dimension (short runs)

@@ -476,6 +476,7 @@ void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const 
     a.mean = s.mean.data();
     a.inv = s.inv.data();
     a.scale = scale.data();
+    a.wide = wide_compute(p, s.mean, s.inv, true);
     plan_units(a, nstats + nparams);
     std::vector<double> stat_partial(a.chunks * 2 * nstats), param_partial(a.chunks * 2 * nparams);
     a.stat_partial = stat_partial.data();
@@ -500,7 +501,7 @@ void run_backward(const Handle &h, const NormProblem &p, const Layout &L, const 
     }
     // dx = alpha * inv * (g - mean(g) - xhat * mean(g xhat)) as dy * ca (times
     // scale unless folded in) + x * cb + cc.
-    const bool fold = folds(p), wide = wide_compute(p, s.mean, s.inv, true);
+    const bool fold = folds(p), wide = a.wide;
     std::vector<double> ca(nstats), cb(nstats), cc(nstats);
     for (int64_t g = 0; g < nstats; ++g) {
         const double m1 = rms ? 0.0 : c1[g] / p.m, m2 = c2[g] / p.m, ai = p.alpha * s.inv[g];

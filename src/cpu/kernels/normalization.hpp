@@ -475,7 +475,13 @@ void forward_groups_typed(const ExecContext &ctx, const NormArgs &a) {
 // element of a row has its own groups and the rows share them (as
 // stats_own): the arrays do not overlap, which the compiler must be told
 // (more than 10 run-time alias checks otherwise, and no vectorization).
-template <bool Fused, class T, int64_t N>
+// The block's N terms sum in C, float where the elementwise passes compute
+// in float (not NormArgs::wide), then join the double sums: half the
+// vector width and two conversions per element made this pass twice the
+// time of the dx pass (BN NHWC backward). sum dy (x - m) with m = mean
+// rounded to C, corrected by (mean - m) sum dy in double: x - m is exact
+// for close values, and inv multiplies once per block.
+template <bool Fused, class C, class T, int64_t N>
 void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, const T *__restrict dy, int64_t dys,
                    int64_t dyr, T *__restrict dz, int64_t dzs, int64_t dzr, const unsigned char *__restrict mask,
                    int64_t ms, int64_t mr, const double *__restrict mean, const double *__restrict inv,
@@ -487,20 +493,22 @@ void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, c
             prefetch_stream_run(dy + r * dyr, len * int64_t(sizeof(T)));
         }
     for (int64_t i = 0; i < len; ++i) {
-        double s = 0, sx = 0;  // sum dy, sum dy xhat over the rows; g = dy * scale[i]
+        const C m = static_cast<C>(mean[i]);
+        C s = 0, sx = 0;  // sum dy, sum dy (x - m) over the rows; g = dy * scale[i]
         for (int64_t r = 0; r < N; ++r) {
-            double d = load<double>(dy + r * dyr + i * dys);
+            C d = load<C>(dy + r * dyr + i * dys);
             if constexpr (Fused) {
-                if (mask != nullptr) d = mask[r * mr + i * ms] ? d : 0.0;
+                if (mask != nullptr) d = mask[r * mr + i * ms] ? d : C(0);
                 if (dz != nullptr) store(dz + r * dzr + i * dzs, d);
             }
             s += d;
-            sx += d * ((load<double>(x + r * xr + i * xs) - mean[i]) * inv[i]);
+            sx += d * (load<C>(x + r * xr + i * xs) - m);
         }
-        sg[i] += s * scale[i];
-        sgx[i] += sx * scale[i];
-        sd[i] += s;
-        sdx[i] += sx;
+        const double ds = s, dsx = (double(sx) + (mean[i] - double(m)) * ds) * inv[i];
+        sg[i] += ds * scale[i];
+        sgx[i] += dsx * scale[i];
+        sd[i] += ds;
+        sdx[i] += dsx;
     }
 }
 
@@ -514,16 +522,21 @@ void grad_sums_rows(const NormArgs &a, const int64_t *off, int64_t len, const in
     T *dz = a.dz != nullptr ? static_cast<T *>(a.dz) + off[kNormDz] : nullptr;
     const unsigned char *mask = a.mask != nullptr ? a.mask + off[kNormMask] : nullptr;
     const int64_t so = off[kNormStat], po = off[kNormParam];
-    const auto run = [&](auto fused) {
-        grad_sums_own<decltype(fused)::value, T, N>(
+    const auto run = [&](auto fused, auto compute) {
+        grad_sums_own<decltype(fused)::value, typename decltype(compute)::type, T, N>(
             len, x, L.inner_stride(kNormX), rs[kNormX], dy, L.inner_stride(kNormIn2), rs[kNormIn2], dz,
             L.inner_stride(kNormDz), rs[kNormDz], mask, L.inner_stride(kNormMask), rs[kNormMask], a.mean + so,
             a.inv + so, a.scale + po, stat + so, stat + a.nstats + so, param + po, param + a.nparams + po,
             N > 1 && prefetches<T>(a));
     };
     // Without the mask and dz the body has no branches, and vectorizes.
-    if (mask != nullptr || dz != nullptr) run(std::true_type{});
-    else run(std::false_type{});
+    const auto with_fused = [&](auto compute) {
+        if (mask != nullptr || dz != nullptr) run(std::true_type{}, compute);
+        else run(std::false_type{}, compute);
+    };
+    if constexpr (std::is_same_v<T, float>)
+        if (!a.wide) return with_fused(std::type_identity<float>{});
+    with_fused(std::type_identity<double>{});
 }
 
 // grad_sums along a run in one statistics group whose elements have
