@@ -16,7 +16,8 @@ namespace {
 #if ANYDNN_ISA_avx512 || ANYDNN_ISA_avx2
 
 // The vector operations the tile needs, per element type. load_part and
-// store_part touch only the first `lanes` (> 0) elements.
+// store_part touch only the first `lanes` (> 0) elements; load takes any
+// address (B read in place: b_rows_in_place).
 template <class T>
 struct Vec;
 
@@ -27,7 +28,7 @@ struct Vec<float> {
     static constexpr int W = 16;
     static V zero() { return _mm512_setzero_ps(); }
     static V set1(float x) { return _mm512_set1_ps(x); }
-    static V load(const float *p) { return _mm512_load_ps(p); }
+    static V load(const float *p) { return _mm512_loadu_ps(p); }
     static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
@@ -41,7 +42,7 @@ struct Vec<double> {
     static constexpr int W = 8;
     static V zero() { return _mm512_setzero_pd(); }
     static V set1(double x) { return _mm512_set1_pd(x); }
-    static V load(const double *p) { return _mm512_load_pd(p); }
+    static V load(const double *p) { return _mm512_loadu_pd(p); }
     static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
@@ -56,7 +57,7 @@ struct Vec<float> {
     static constexpr int W = 8;
     static V zero() { return _mm256_setzero_ps(); }
     static V set1(float x) { return _mm256_set1_ps(x); }
-    static V load(const float *p) { return _mm256_load_ps(p); }
+    static V load(const float *p) { return _mm256_loadu_ps(p); }
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
@@ -77,7 +78,7 @@ struct Vec<double> {
     static constexpr int W = 4;
     static V zero() { return _mm256_setzero_pd(); }
     static V set1(double x) { return _mm256_set1_pd(x); }
-    static V load(const double *p) { return _mm256_load_pd(p); }
+    static V load(const double *p) { return _mm256_loadu_pd(p); }
     static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
     static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
@@ -160,12 +161,13 @@ void f32_pack_rows(const float *const *rows, int64_t len, int lanes, float *d) {
         for (int64_t i = q; i < len; ++i) d[i * W + l] = rows[l][i];
 }
 
-// The MR x (NV * W) register tile, B sliver rows NR elements apart; NV below
-// the full count serves the last, narrower sliver of C. A (TileA) is a
-// packed sliver (kc groups of MR values) or read in place: row r at ap + r
-// * lda with its kc steps contiguous (rows), or step p's MR values
-// contiguous at ap + p * lda (steps: op(A) = A^T); rows past mr repeat row
-// 0, never read beyond A. Out of line: inlined into the engine's loops, the
+// The MR x (NV * W) register tile, B's steps NR elements apart in a packed
+// sliver, or b_step (ldb) in a full sliver read in place (BRows); NV below
+// the full count serves the last, narrower sliver of C (always packed). A
+// (TileA) is a packed sliver (kc groups of MR values) or read in place: row
+// r at ap + r * lda with its kc steps contiguous (rows), or step p's MR
+// values contiguous at ap + p * lda (steps: op(A) = A^T); rows past mr
+// repeat row 0, never read beyond A. Out of line: inlined into the engine's loops, the
 // tile shared the registers with their live values and GCC kept a B vector
 // on the stack (an extra load per FMA row; 3-5% of 1x1 convolutions).
 //
@@ -174,10 +176,13 @@ void f32_pack_rows(const float *const *rows, int64_t len, int lanes, float *d) {
 // slots the FMAs need. The steps go in blocks of a cache line of A, four to
 // an iteration, the prefetches once per block; the common store (a whole
 // tile, alpha 1, nothing to add) skips the epilogue's per-vector checks.
-template <class T, int MR, int NR, int NV, TileA Mode>
-[[gnu::noinline]] void gemm_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
-                                 const TileOut<T> &o) {
+template <class T, int MR, int NR, int NV, TileA Mode, bool BRows = false>
+[[gnu::noinline]] void gemm_tile(int64_t kc, const T *ap, int64_t lda, const T *bp, int64_t b_step, T *c, int64_t ldc,
+                                 int mr, int nr, const TileOut<T> &o) {
     constexpr bool InPlace = Mode == TileA::rows;
+    // A constant in packed slivers: a run-time step took a register the
+    // A-rows tile had not to spare (3% slower from the spills).
+    const int64_t bstep = BRows ? b_step : NR;
     using X = Vec<T>;
     using V = typename X::V;
     constexpr int kLine = 64 / sizeof(T);  // elements per cache line
@@ -210,7 +215,7 @@ template <class T, int MR, int NR, int NV, TileA Mode>
         const int64_t p1 = p0 + kLine < kc ? p0 + kLine : kc;
 #pragma GCC unroll 4
         for (int64_t p = p0; p < p1; ++p) {
-            const T *bq = bp + p * NR;
+            const T *bq = bp + p * bstep;
             V b[NV];
 #pragma GCC unroll 4
             for (int v = 0; v < NV; ++v) b[v] = X::load(bq + v * X::W);
@@ -221,7 +226,7 @@ template <class T, int MR, int NR, int NV, TileA Mode>
             // save: 8-17% faster without them, B in L1 or L2 alike.
 #pragma GCC unroll 4
             for (int j = 0; j < NV * X::W; j += kLine)
-                _mm_prefetch(reinterpret_cast<const char *>(bq + 8 * NR + j), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char *>(bq + 8 * bstep + j), _MM_HINT_T0);
 #endif
             // Steps: each step's values share a line with the next sliver's;
             // the lines 16 steps on are fetched (strided: the hardware follows
@@ -344,11 +349,11 @@ struct VecTile {
         else pack_lanes_rows<W>(rows, len, lanes, d);
     }
 
-    static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr,
-                     int nr, const TileOut<T> &o) {
-        if (mode == TileA::rows) tile_nv<TileA::rows>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else if (mode == TileA::steps) tile_nv<TileA::steps>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else tile_nv<TileA::packed>(kc, ap, 0, bp, c, ldc, mr, nr, o);
+    static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp, int64_t bstep, T *c,
+                     int64_t ldc, int mr, int nr, const TileOut<T> &o) {
+        if (mode == TileA::rows) tile_nv<TileA::rows>(kc, ap, lda, bp, bstep, c, ldc, mr, nr, o);
+        else if (mode == TileA::steps) tile_nv<TileA::steps>(kc, ap, lda, bp, bstep, c, ldc, mr, nr, o);
+        else tile_nv<TileA::packed>(kc, ap, 0, bp, bstep, c, ldc, mr, nr, o);
     }
 
     // The narrow last sliver (gemm_column_tile) on A's step vectors: a
@@ -381,13 +386,14 @@ struct VecTile {
     }
 
     template <TileA Mode>
-    static void tile_nv(int64_t kc, const T *ap, int64_t lda, const T *bp, T *c, int64_t ldc, int mr, int nr,
-                        const TileOut<T> &o) {
+    static void tile_nv(int64_t kc, const T *ap, int64_t lda, const T *bp, int64_t bstep, T *c, int64_t ldc, int mr,
+                        int nr, const TileOut<T> &o) {
         constexpr int w = Vec<T>::W;
+        if (bstep != NR) return gemm_tile<T, MR, NR, 3, Mode, true>(kc, ap, lda, bp, bstep, c, ldc, mr, nr, o);
         if (nr <= kColumnTileMax) return column_tile<Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        if (nr > 2 * w) gemm_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else if (nr > w) gemm_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
-        else gemm_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, c, ldc, mr, nr, o);
+        if (nr > 2 * w) gemm_tile<T, MR, NR, 3, Mode>(kc, ap, lda, bp, bstep, c, ldc, mr, nr, o);
+        else if (nr > w) gemm_tile<T, MR, NR, 2, Mode>(kc, ap, lda, bp, bstep, c, ldc, mr, nr, o);
+        else gemm_tile<T, MR, NR, 1, Mode>(kc, ap, lda, bp, bstep, c, ldc, mr, nr, o);
     }
 };
 
