@@ -133,9 +133,9 @@ struct GemmKernels {
     // of a batch-reduce GEMM (k_total = batch * k over the batch's B_i, as
     // BrgemmArgs describes them), packed_b_size(n, k_total) bytes at
     // `packed` (64-byte aligned), in a layout that does not depend on the
-    // thread count. The tiles load packed B with aligned vector loads: a
-    // 64-byte aligned start, or one offset from it by whole NR-column
-    // packings of other products (a convolution's taps), will do.
+    // thread count. A 64-byte aligned start, or one offset from it by whole
+    // NR-column packings of other products (a convolution's taps), keeps the
+    // tiles' vector loads within cache lines (any address is correct).
     std::size_t (*packed_b_size)(int64_t n, int64_t k_total);
     void (*pack_b)(const ExecContext &, bool trans_b, int64_t n, int64_t k, int64_t batch, const T *const *b,
                    int64_t ldb, T *packed);

@@ -33,7 +33,8 @@ enum NormOperand {
 };
 
 // The reductions (stats, grad_sums) split the flat element range into
-// `chunks` fixed pieces, each summed in double into its own partial arrays;
+// `chunks` fixed pieces, each summed into its own partial arrays in double
+// (float data: short blocks in float first, kernels/normalization.hpp);
 // the exec adds the chunks in order. The split depends on the shape only, so
 // results do not depend on the thread count.
 struct NormArgs {

@@ -184,8 +184,8 @@ std::vector<double> inverse_std(const std::vector<double> &var, double epsilon) 
     return inv;
 }
 
-// The statistics of x's groups: sums of x and x^2 in double, per chunk, the
-// chunks added in order.
+// The statistics of x's groups: sums of x and x^2 in double (float data:
+// shifted blocks in float first), per chunk, the chunks added in order.
 // (Of a slice: its groups' statistics, indexed from 0.) threads: 0 for the
 // handle's.
 Stats batch_stats(const Handle &h, const NormProblem &p, const Layout &L, const void *x,

@@ -222,7 +222,9 @@ void stats_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, doubl
     if (prefetch && xs == 1)
         for (int64_t r = 0; r < N; ++r) prefetch_stream_run(x + r * xr, len * int64_t(sizeof(T)));
     if constexpr (std::is_same_v<T, float> && N > 1) {
-        // In float, shifted by the block's first row, as stats_same's runs.
+        // In float, shifted by the block's first row, as stats_same's runs
+        // (with Inf in x a channel's sums may turn NaN where the double sums
+        // gave Inf: that channel's outputs are not finite either way).
         for (int64_t i = 0; i < len; ++i) {
             const float x0 = x[i * xs];
             float s = 0, q = 0;
@@ -259,24 +261,30 @@ void stats_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, doubl
 // pass at half the read bandwidth on a Zen 3 (the conversions to double
 // keep too few loads in flight): BN NCHW 16x256x56x56's statistics about
 // 15% faster. The order depends on the ISA level and the shape only.
+// Contiguous float runs sum in float per block (below).
 constexpr int64_t kRunBlock = 256;
 
 template <class T, class Stride>
 void stats_same(int64_t len, const T *__restrict x, Stride xs, double *__restrict sum, double *__restrict sq,
                 bool prefetch) {
     if constexpr (std::is_same_v<T, float> && std::is_same_v<Stride, std::integral_constant<int64_t, 1>>) {
-        // Contiguous floats: sums of x - x[0] in float within each block of
-        // kRunBlock, in double across them (half the vector width and two
+        // Contiguous floats: sums of d = x - x0 in float within each block
+        // of kRunBlock, in double across them (half the vector width and two
         // conversions per element in double made these sums a third of a
         // layer norm's forward). The shift keeps the float sums small where
         // the values are close (a row of large mean and small spread):
         // sum x = n x0 + sum d, sum x^2 = n x0^2 + 2 x0 sum d + sum d^2.
-        if (len <= 0) return;
-        const float x0 = x[0];
+        // Each block shifted by its own first value (an outlier there
+        // costs one block's precision, not the run's). A block whose float
+        // sums are not finite (Inf or NaN in x, or d^2 past float's range)
+        // sends the run to the double sums below, which give what they
+        // always gave.
         double s = 0, q = 0;
-        for (int64_t i0 = 0; i0 < len; i0 += kRunBlock) {
+        bool finite = true;
+        for (int64_t i0 = 0; i0 < len && finite; i0 += kRunBlock) {
             const int64_t i1 = imin_(i0 + kRunBlock, len);
             if (prefetch) prefetch_stream_run(x + i0, (i1 - i0) * int64_t(sizeof(T)));
+            const float x0 = x[i0];
             float bs = 0, bq = 0;
 #pragma omp simd reduction(+ : bs, bq)
             for (int64_t i = i0; i < i1; ++i) {
@@ -284,13 +292,16 @@ void stats_same(int64_t len, const T *__restrict x, Stride xs, double *__restric
                 bs += d;
                 bq += d * d;
             }
-            s += bs;
-            q += bq;
+            finite = std::isfinite(bs) && std::isfinite(bq);
+            const double n = double(i1 - i0), d0 = x0;
+            s += n * d0 + bs;
+            q += n * d0 * d0 + 2 * d0 * bs + bq;
         }
-        const double n = double(len), d0 = x0;
-        *sum += n * d0 + s;
-        *sq += n * d0 * d0 + 2 * d0 * s + q;
-        return;
+        if (finite) {
+            *sum += s;
+            *sq += q;
+            return;
+        }
     }
     double s = 0, q = 0;
     const int64_t block = prefetch ? kRunBlock : len;
@@ -525,7 +536,7 @@ void forward_groups_typed(const ExecContext &ctx, const NormArgs &a) {
 // in float (not NormArgs::wide), then join the double sums: half the
 // vector width and two conversions per element made this pass twice the
 // time of the dx pass (BN NHWC backward). sum dy (x - m) with m = mean
-// rounded to C, corrected by (mean - m) sum dy in double: x - m is exact
+// rounded to C, minus (mean - m) sum dy in double: x - m is exact
 // for close values, and inv multiplies once per block.
 template <bool Fused, class C, class T, int64_t N>
 void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, const T *__restrict dy, int64_t dys,
@@ -550,7 +561,7 @@ void grad_sums_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, c
             s += d;
             sx += d * (load<C>(x + r * xr + i * xs) - m);
         }
-        const double ds = s, dsx = (double(sx) + (mean[i] - double(m)) * ds) * inv[i];
+        const double ds = s, dsx = (double(sx) - (mean[i] - double(m)) * ds) * inv[i];
         sg[i] += ds * scale[i];
         sgx[i] += dsx * scale[i];
         sd[i] += ds;

@@ -11,13 +11,14 @@
 //   template <int W> static void pack_rows(const T *const *rows, int64_t len, int lanes, T *d);
 //                                                the transposing pack (pack_lanes_rows's contract)
 //   static void tile(int64_t kc, TileA mode, const T *ap, int64_t lda, const T *bp,
-//                    T *c, int64_t ldc, int mr, int nr, const TileOut<T> &out);
+//                    int64_t bstep, T *c, int64_t ldc, int mr, int nr, const TileOut<T> &out);
 //   using SmallVec = ...;                        the vector policy of the few-rows
 //                                                path (util/gemm_small_m.hpp)
 // tile() multiplies one A sliver, packed (TileA::packed: kc groups of MR
 // values) or in place (rows: row r at ap + r * lda, kc contiguous steps;
 // steps: step p's rows contiguous at ap + p * lda; only the first mr rows
-// are read), by one packed B sliver (kc groups of NR values) and
+// are read), by one B sliver: packed (kc groups of NR values, bstep = NR)
+// or a full one in place (steps bstep = ldb apart; b_rows_in_place), and
 // combines the product with the mr x nr (<= MR x NR) top-left corner of C
 // at c, never touching C outside it.
 // Every element's arithmetic must not depend on mr, nr or the tile's place:
