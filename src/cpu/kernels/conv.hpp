@@ -68,9 +68,9 @@ void precomp_post(C *c, int64_t ldc, int64_t m, int64_t n, int64_t row0, int64_t
 // the other) gets its receptive field at xr + j * ld in the filter's
 // reduction order (taps_inner: (channel, tap), else (tap, channel)), zeros
 // for taps in the padding and past the reduction to the next multiple of
-// 16 (the tiles' last vector). A 1x1 filter on packed
-// channels-first x with every input pixel an output pixel is a transpose
-// of each image, in ranges of channels.
+// 16 (the tiles' last vector). A 1x1 filter on packed channels-first x
+// with every input pixel an output pixel is a transpose of each image, in
+// ranges of channels.
 inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool taps_inner, int64_t ld, float *xr) {
     const int64_t ic = g.icg, taps = g.taps(), op = g.out_pixels(), k_total = ic * taps,
                   width = round_up(k_total, 16);

@@ -115,13 +115,6 @@ template <class C>
         for (int64_t i = 0; i < n; ++i) e[i] = exp_le0(x[i] - m);
 }
 
-// Reductions over n contiguous values run in four vectors of partial
-// results (the level's registers: they stay in them; one vector waited on
-// its own latency each step: a third of an in-cache softmax of rows of
-// 1000 was its max pass), combined and folded by halves at the end; the
-// order is fixed, so any thread count gives the same result. get(at) is the
-// value at i of the operands p: at(p) loads the vector at p + i, then
-// (the tail) the value p[i]; step combines values or vectors alike.
 // v with its lanes rotated by H: lane j gets lane j + H (mod the width).
 template <int H, class V, size_t... J>
 ANYDNN_ALWAYS_INLINE V rotated(V v, std::index_sequence<J...>) {
@@ -139,6 +132,13 @@ ANYDNN_ALWAYS_INLINE V fold(V v, Step &step) {
     }
 }
 
+// Reductions over n contiguous values run in four vectors of partial
+// results (the level's registers: they stay in them; one vector waited on
+// its own latency each step: a third of an in-cache softmax of rows of
+// 1000 was its max pass), combined and folded by halves at the end; the
+// order is fixed, so any thread count gives the same result. get(at) is the
+// value at i of the operands p: at(p) loads the vector at p + i, then
+// (the tail) the value p[i]; step combines values or vectors alike.
 template <class C, class Step, class Get>
 ANYDNN_ALWAYS_INLINE C reduce(int64_t n, C start, Step &&step, Get &&get) {
     using V = vec_t<C>;

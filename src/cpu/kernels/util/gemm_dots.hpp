@@ -1,14 +1,14 @@
 // Products of rows by dot products: out[i][j] = sum_k a[i][k] * b[j][k] for
-// rows of A and of B both contiguous along k. A convolution whose few
-// output pixels meet a large filter is such a product: each pixel's
-// receptive field gathered in the filter's reduction order (a 1x1's x
-// channels last as it is) against the filter's output channels, KRSC's
-// (tap, channel) or KCRS's (channel, tap) rows. The GEMM engine wants B's columns
-// contiguous, so it packed (transposed) the whole filter at every call, a
-// read and a write of 4 MB against 49 pixels at ResNet-50's res5 (22% of
-// res5bc_branch2a); here the filter is read once, in place, each register
-// tile's sums are folded across lanes once at its end (a reduction of
-// hundreds of channels), and only A, small, is copied.
+// rows of A and of B both contiguous along k. A convolution whose few output
+// pixels meet a large filter is such a product: each pixel's receptive field
+// gathered in the filter's reduction order (a 1x1's x channels last as it
+// is) against the filter's output channels, KRSC's (tap, channel) or KCRS's
+// (channel, tap) rows. The GEMM engine wants B's columns contiguous, so it
+// packed (transposed) the whole filter at every call, a read and a write of
+// 4 MB against 49 pixels at ResNet-50's res5 (22% of res5bc_branch2a); here
+// the filter is read once, in place, each register tile's sums are folded
+// across lanes once at its end (a reduction of hundreds of channels), and
+// only A, small, is copied.
 #pragma once
 
 #include <utility>
