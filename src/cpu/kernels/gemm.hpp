@@ -141,22 +141,28 @@ void f32_pack_rows(const float *const *rows, int64_t len, int lanes, float *d) {
         pack_lanes_rows<W>(rows, len, lanes, d);
         return;
     }
-    int64_t q = 0;
-    for (; q + 8 <= len; q += 8) {
-        if constexpr (W == 4) {
+    const int64_t full = len / 8 * 8;
+    if constexpr (W == 4) {
+        for (int64_t q = 0; q < full; q += 8) {
             __m256 r[4], out[4];
             for (int l = 0; l < 4; ++l) r[l] = _mm256_loadu_ps(rows[l] + q);
             transpose_4x8(r, out);
             for (int i = 0; i < 4; ++i) _mm256_storeu_ps(d + q * 4 + i * 8, out[i]);
-        } else {
-            for (int g = 0; g < W; g += 8) {
+        }
+    } else {
+        // Eight rows at a time along the whole run: all W rows side by side
+        // would each hold lines on one L1 set when the rows are a multiple
+        // of 4 KiB apart (a 1x1 filter with 1024 input channels), more
+        // lines than the set has ways.
+        for (int g = 0; g < W; g += 8)
+            for (int64_t q = 0; q < full; q += 8) {
                 __m256 r[8];
                 for (int l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(rows[g + l] + q);
                 transpose_8x8(r);
                 for (int t = 0; t < 8; ++t) _mm256_storeu_ps(d + (q + t) * W + g, r[t]);
             }
-        }
     }
+    const int64_t q = full;
     for (int l = 0; l < W; ++l)
         for (int64_t i = q; i < len; ++i) d[i * W + l] = rows[l][i];
 }
