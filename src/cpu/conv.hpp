@@ -258,6 +258,11 @@ struct ConvWinogradPlan {
     int64_t wpk_elems = 0;    // one packed (group, point) matrix and its padding (a multiple of 64 bytes)
     int64_t v_stride = 0, m_stride = 0;  // elements between the points' V (block x icg) and M (block x ocg)
     bool outer_parallel = false;  // workers take whole blocks, each GEMM single-threaded
+    // One block of tiles: U is never written whole; each worker transforms
+    // a sliver of it at a time into its own u_stride x 36 buffer, then runs
+    // the products that read it (conv_winograd.hpp).
+    bool by_slivers = false;
+    int64_t u_stride = 0;  // elements between the points' sliver buffers
     int workers = 1;
     // x channels first with its pixels packed: the input transform reads a
     // channels-last copy of x (x_copy_elems of x's type, first in the

@@ -433,7 +433,8 @@ double backward_cost(const Handle &h, const ops::ConvBackwardProblem &p, Directi
     const double flops = g.flops();
     if (dir == Direction::data && algo == ANYDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED) {
         const std::optional<ops::ConvForwardProblem> f = data_as_forward(p);
-        return f ? winograd_cost(f->geo) : flops * 20;
+        ConvWinogradPlan pl;
+        return f && plan_winograd(h, *f, &pl) == kSuccess ? winograd_cost(f->geo, pl) : flops * 20;
     }
     if (dir == Direction::filter && algo == ANYDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED) {
         ConvWinogradFilterPlan pl;

@@ -473,7 +473,17 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     const auto ws_size = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).workspace_size
                                                          : gemm_kernels<float>(h.isa).workspace_size;
     pl.gemm_ws_bytes = ws_size(ExecContext{1}, pl.block, g.ocg, g.icg);
-    pl.wpk_elems = winograd_point_stride(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg), esize);
+    // A single block's few tiles read each value of U (36 icg ocg values,
+    // 9.4 MB at ResNet-50's res4 and 38 MB at VGG-16's conv5) a few times:
+    // written whole it went to memory and back (the filter transform was
+    // 40-60% of res4 at mb1, its time doubling when the L3 was busy). By
+    // slivers it stays in the worker's L2. blocks == 1 does not depend on
+    // the thread count, so neither do the results.
+    pl.by_slivers = pl.blocks == 1;
+    const GemmBlocking blocking = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).blocking
+                                                                  : gemm_kernels<float>(h.isa).blocking;
+    if (pl.by_slivers) pl.u_stride = winograd_point_stride(gemm_kc_step(blocking.kc, g.icg) * blocking.nr, esize);
+    else pl.wpk_elems = winograd_point_stride(conv_packed_filter_elems(h.isa, g.compute, true, g.ocg, g.icg), esize);
     pl.v_stride = winograd_point_stride(pl.block * g.icg, esize);
     pl.m_stride = winograd_point_stride(pl.block * g.ocg, esize);
     const std::size_t vm = round64(static_cast<std::size_t>(kWinogradPoints * pl.v_stride) * esize) +
@@ -482,6 +492,8 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
         pl.x_copy_elems = g.n * g.groups * g.icg * g.in[1] * g.in[2];
     pl.workspace_bytes = 64 + round64(static_cast<std::size_t>(pl.x_copy_elems) * dtype_size(g.dt)) +
                          round64(static_cast<std::size_t>(g.groups * kWinogradPoints * pl.wpk_elems) * esize) +
+                         static_cast<std::size_t>(pl.workers) *
+                             round64(static_cast<std::size_t>(kWinogradPoints * pl.u_stride) * esize) +
                          static_cast<std::size_t>(pl.outer_parallel ? pl.workers : 1) * vm +
                          static_cast<std::size_t>(pl.workers) * round64(pl.gemm_ws_bytes);
     return kSuccess;
@@ -568,15 +580,19 @@ const char *algo_name(anydnnConvolutionFwdAlgo_t algo) {
 // res4 3x3 (9.4 MB packed) Winograd 0.83 ms against the GEMM's 1.61 run
 // after run (1.50 against 1.70 with the caches emptied by oneDNN's runs in
 // between), res5 (38 MB) 5.8 against 2.1; the one coefficient of 64 made
-// res4 take the GEMM.
-double winograd_cost(const ops::ConvGeometry &g) {
+// res4 take the GEMM. By slivers (one block of tiles) U stays in the L2
+// whatever its size: about 14 MACs a value, the transform's arithmetic
+// (session 31, Zen 5, one thread: res4 at mb1 0.59 ms, transforms 40%,
+// the GEMM 48%).
+double winograd_cost(const ops::ConvGeometry &g, const ConvWinogradPlan &pl) {
     const double tiles = static_cast<double>(g.n * ((g.out[1] + 3) / 4) * ((g.out[2] + 3) / 4));
     const double icg = static_cast<double>(g.icg), ocg = static_cast<double>(g.ocg), groups = static_cast<double>(g.groups);
     const double eff = std::min(1.0, std::min(icg, ocg) / 64.0);
     const double gemm = 2.0 * groups * tiles * 36 * icg * ocg / eff;
     const double transforms = 4.0 * groups * tiles * 36 * (icg + ocg) * 2;
     const double filter_bytes = groups * 36 * icg * ocg * static_cast<double>(dtype_size(g.compute));
-    const double filter = 2.0 * groups * 36 * icg * ocg * (filter_bytes <= double(16 << 20) ? 10 : 48);
+    const double per_value = pl.by_slivers ? 14 : filter_bytes <= double(16 << 20) ? 10 : 48;
+    const double filter = 2.0 * groups * 36 * icg * ocg * per_value;
     return gemm + transforms + filter;
 }
 
@@ -603,7 +619,6 @@ double modeled_cost(const ops::ConvGeometry &g, anydnnConvolutionFwdAlgo_t algo,
         if (few_channels(g, 1, &f)) return flops * 0.5 * static_cast<double>(f.lanes) / static_cast<double>(g.ocg);
         return flops * (g.ocg == 1 ? 2 : 8);
     }
-    case ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return winograd_cost(g);
     default: return flops * 20;
     }
 }
@@ -876,6 +891,10 @@ void rank_conv_forward_algos(const Handle &h, const ops::ConvForwardProblem &p, 
         out, ANYDNN_CONVOLUTION_FWD_ALGO_COUNT, math,
         [&](anydnnConvolutionFwdAlgo_t algo, std::size_t *bytes) { return conv_forward_workspace(h, p, algo, bytes); },
         [&](anydnnConvolutionFwdAlgo_t algo) {
+            if (algo == ANYDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) {
+                ConvWinogradPlan pl;
+                return plan_winograd(h, p, &pl) == kSuccess ? winograd_cost(p.geo, pl) : p.geo.flops() * 20;
+            }
             if (algo != ANYDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return modeled_cost(p.geo, algo, nullptr);
             const PrecompProblem r = precomp_problem(p, h.isa);
             ConvPrecompPlan pl;

@@ -26,7 +26,7 @@ void execute_conv_forward(const Handle &h, const ops::ConvForwardProblem &p, any
 // the forward model (FLOPs at the GEMM's speed). Backward data runs it too,
 // as the forward convolution of dy with the turned filter (conv_bwd_exec.cpp).
 Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWinogradPlan *out);
-double winograd_cost(const ops::ConvGeometry &g);
+double winograd_cost(const ops::ConvGeometry &g, const ConvWinogradPlan &pl);
 
 // NOT_SUPPORTED, with a message, unless F(4x4, 3x3) takes g: a 2-D 3x3
 // filter, stride and dilation 1.

@@ -15,41 +15,61 @@ namespace {
 // The filter transform, written straight into the GEMM engine's packed
 // layout of op(B) = U_point (icg x ocg; GemmKernels::pack_b, documented in
 // docs/ARCHITECTURE.md, "B (or A) packed once for many products"): the
-// reduction (input channels) in the engine's balanced blocks of `step`,
-// block pc at + pc * round_up(ocg, NR), in it the NR-column sliver j at
-// + j * kc, row c - pc of the sliver at + (c - pc) * NR. Writing U first and
-// packing it after moved 36 icg ocg values twice more (res5: 38 MB).
+// reduction (input channels) in the engine's balanced blocks of `step`.
+// whole: all of a group's U_point at dst, block pc at + pc * round_up(ocg,
+// NR), in it the NR-column sliver j at + j * kc, row c - pc of the sliver at
+// + (c - pc) * NR. Writing U first and packing it after moved 36 icg ocg
+// values twice more (res5: 38 MB). Not whole: only the sliver's rows of
+// the reduction block holding [c0, c0 + cn), row c - pc at dst + (c - pc) *
+// NR (a worker's buffer, by_slivers). Points i * 6 .. i * 6 + 5 for the
+// rows i in [i0, i1) of the 6 x 6 points, point_stride apart.
 // One item: group grp, the sliver of output channels [j, j + NR) (zero
 // past ocg), input channels [c0, c0 + cn), cn <= kFilterCb.
 constexpr int64_t kFilterCb = 8;
 
 template <class T, class C>
 void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp, int64_t j, int64_t c0, int64_t cn,
-                             int64_t nr, int64_t step, int64_t wpk_elems, C *wpk_grp) {
+                             int64_t nr, int64_t step, int64_t point_stride, C *dst_base, bool whole, int64_t i0,
+                             int64_t i1) {
     const int64_t icg = g.icg, ocg = g.ocg, nk = imin_(nr, ocg - j), ocg_padded = (ocg + nr - 1) / nr * nr;
     const int64_t cbn = kFilterCb * kMaxGemmNr;
     C gt[9 * kFilterCb * kMaxGemmNr], t[18 * kMaxGemmNr];
-    // gt[tap][c][k]: the sliver's channels side by side.
-    for (int64_t k = 0; k < nr; ++k) {
-        if (k >= nk) {
-            for (int64_t tap = 0; tap < 9; ++tap)
-                for (int64_t c = 0; c < cn; ++c) gt[tap * cbn + c * kMaxGemmNr + k] = C(0);
-            continue;
-        }
-        const T *src = w + (grp * ocg + j + k) * g.ws[0] + c0 * g.ws[1];
-        for (int64_t r = 0; r < 3; ++r)
-            for (int64_t s = 0; s < 3; ++s) {
-                const T *sp = src + g.filter_offset(0, r, s);
-                C *d = gt + (r * 3 + s) * cbn + k;
-                for (int64_t c = 0; c < cn; ++c) d[c * kMaxGemmNr] = load<C>(sp + c * g.ws[1]);
-            }
+    // gt: the sliver's channels side by side, tap (r, s) of input channel
+    // c0 + c at c * cs + slot(r, s) * ts. KRSC and KCRS filters in the
+    // compute type are transposed there from whole rows (tap after tap, or
+    // c's 9 taps), slot the tap's place in memory; else gathered one value
+    // at a time, [tap][c]. Gathering every filter one value at a time was
+    // two cycles a value, half of a 14 x 14 layer's time at mb1.
+    int64_t cs = kMaxGemmNr, ts = cbn, unit = 0;
+    if constexpr (std::is_same_v<T, C>) {
+        if (g.ws[1] == 1 && g.ws[4] == icg && g.ws[3] == 3 * icg) unit = icg;
+        else if (g.ws[4] == 1 && g.ws[3] == 3 && g.ws[1] == 9) unit = 1, cs = 9 * kMaxGemmNr, ts = kMaxGemmNr;
     }
+    auto slot = [&](int64_t r, int64_t s) { return unit != 0 ? g.filter_offset(0, r, s) / unit : r * 3 + s; };
+    const T *src = w + (grp * ocg + j) * g.ws[0] + c0 * g.ws[1];
+    if (unit == icg)
+        for (int64_t q = 0; q < 9; ++q)
+            transpose_elements(sizeof(C), src + q * icg, g.ws[0], gt + q * ts, kMaxGemmNr, cn, nk);
+    else if (unit == 1)
+        transpose_elements(sizeof(C), src, g.ws[0], gt, kMaxGemmNr, 9 * cn, nk);
+    for (int64_t r = 0; r < 3; ++r)
+        for (int64_t s = 0; s < 3; ++s)
+            for (int64_t c = 0; c < cn; ++c) {
+                C *d = gt + c * cs + slot(r, s) * ts;
+                const T *sp = src + g.filter_offset(0, r, s) + c * g.ws[1];
+                if (unit == 0)
+                    for (int64_t k = 0; k < nk; ++k) d[k] = load<C>(sp + k * g.ws[0]);
+                for (int64_t k = nk; k < nr; ++k) d[k] = C(0);
+            }
     for (int64_t c = 0; c < cn; ++c) {
         const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
-        C *dst = wpk_grp + pc * ocg_padded + j * kc + (ci - pc) * nr;
+        C *dst = dst_base + (whole ? pc * ocg_padded + j * kc : 0) + (ci - pc) * nr;
         // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
-        for (int64_t s = 0; s < 3; ++s) wino_g(gt + s * cbn + c * kMaxGemmNr, 3 * cbn, t + s * kMaxGemmNr, 3 * kMaxGemmNr, nr);
-        for (int64_t i = 0; i < 6; ++i) wino_g(t + i * 3 * kMaxGemmNr, kMaxGemmNr, dst + i * 6 * wpk_elems, wpk_elems, nr);
+        for (int64_t s = 0; s < 3; ++s)
+            wino_g(gt + c * cs + slot(0, s) * ts, (slot(1, s) - slot(0, s)) * ts, t + s * kMaxGemmNr, 3 * kMaxGemmNr,
+                   nr);
+        for (int64_t i = i0; i < i1; ++i)
+            wino_g(t + i * 3 * kMaxGemmNr, kMaxGemmNr, dst + i * 6 * point_stride, point_stride, nr);
     }
 }
 
@@ -121,8 +141,11 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     // GEMM workspace.
     WorkspaceCursor cur(workspace);
     T *x_copy = pl.x_copy_elems > 0 ? cur.take<T>(pl.x_copy_elems) : nullptr;
-    C *wpk = cur.take<C>(g.groups * kP * pl.wpk_elems);
     const int nworkers = pl.workers < 64 ? pl.workers : 64;
+    // All of U packed, or (by_slivers) each worker's sliver of it.
+    C *wpk = pl.by_slivers ? nullptr : cur.take<C>(g.groups * kP * pl.wpk_elems);
+    C *us[64];
+    for (int t = 0; pl.by_slivers && t < nworkers; ++t) us[t] = cur.take<C>(kP * pl.u_stride);
     const int nsets = pl.outer_parallel ? nworkers : 1;
     const int64_t vps = pl.v_stride, mps = pl.m_stride;
     C *vs[64], *ms[64];
@@ -181,18 +204,66 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
                                    x_copy + (img * pixels + p0) * ic, ic, np, ic);
             }
         }
-        {
-            const int64_t nr = gk.blocking.nr, slivers = (ocg + nr - 1) / nr, cblocks = (icg + kFilterCb - 1) / kFilterCb;
-            const int64_t step = gemm_kc_step(gk.blocking.kc, icg);
+        const int64_t nr = gk.blocking.nr, slivers = (ocg + nr - 1) / nr, step = gemm_kc_step(gk.blocking.kc, icg);
+        if (!pl.by_slivers) {
+            const int64_t cblocks = (icg + kFilterCb - 1) / kFilterCb;
             share(g.groups * slivers * cblocks, &b, &e);
             for (int64_t q = b; q < e; ++q) {
                 const int64_t cb = q % cblocks, sl = q / cblocks % slivers, grp = q / (cblocks * slivers);
                 filter_transform_packed(g, w, grp, sl * nr, cb * kFilterCb, imin_(kFilterCb, icg - cb * kFilterCb), nr,
-                                        step, pl.wpk_elems, wpk + grp * kP * pl.wpk_elems);
+                                        step, pl.wpk_elems, wpk + grp * kP * pl.wpk_elems, true, 0, 6);
             }
         }
 #pragma omp barrier
-        if (pl.outer_parallel) {
+        if (pl.by_slivers) {
+            // One block: the workers share the pairs (sliver of output
+            // channels, row of the 6 x 6 points), slivers outer, each pair
+            // weighted by its columns (the last sliver may be narrow): a worker
+            // gathers the filter of its slivers only, and at most one sliver is
+            // shared between two workers by rows of points. For each sliver,
+            // one reduction block at a time: its U into the worker's buffer
+            // (L2), then the products that read it. The same blocks and tiles
+            // as the GEMM over all of U: the same bits.
+            const int64_t nt = pl.tiles;
+            for (int64_t grp = 0; grp < g.groups; ++grp) {
+                share(nt, &b, &e);
+                input_transform(gx, pl.tiles_h, pl.tiles_w, x, grp, 0, b, e, vs[0], vps);
+#pragma omp barrier
+                for (int64_t sl = 0; sl < slivers; ++sl) {
+                    // Pair (sl, r) goes to the worker whose share of the 6 ocg
+                    // columns holds its middle; ours are rows [r0, r1).
+                    int64_t r0 = 6, r1 = 0;
+                    for (int64_t r = 0; r < 6; ++r) {
+                        const int64_t mid2 = 2 * 6 * sl * nr + (2 * r + 1) * imin_(nr, ocg - sl * nr);
+                        if (imin_(mid2 * team / (2 * 6 * ocg), team - 1) != t) continue;
+                        r0 = imin_(r0, r);
+                        r1 = r + 1;
+                    }
+                    if (r0 >= r1) continue;
+                    const int64_t j = sl * nr;
+                    for (int64_t pc = 0; pc < icg; pc += step) {
+                        const int64_t kc = imin_(step, icg - pc);
+                        for (int64_t c0 = pc; c0 < pc + kc; c0 += kFilterCb)
+                            filter_transform_packed(g, w, grp, j, c0, imin_(kFilterCb, pc + kc - c0), nr, step,
+                                                    pl.u_stride, us[t], false, r0, r1);
+                        for (int64_t xi = 6 * r0; xi < 6 * r1; ++xi) {
+                            GemmArgs<C> a;
+                            a.m = nt, a.n = imin_(nr, ocg - j), a.k = kc;
+                            a.a = vs[0] + xi * vps + pc, a.lda = icg;
+                            a.b = a.b_packed = us[t] + xi * pl.u_stride;
+                            a.trans_b = true, a.ldb = kc;
+                            a.c = ms[0] + xi * mps + j, a.ldc = ocg;
+                            a.beta = pc == 0 ? C(0) : C(1);
+                            gk.gemm(one, a, gws[t]);
+                        }
+                    }
+                }
+#pragma omp barrier
+                share(nt, &b, &e);
+                output_transform(p, pl, epi, grp, 0, b, e, ms[0], mps);
+#pragma omp barrier
+            }
+        } else if (pl.outer_parallel) {
             share(pl.blocks, &b, &e);
             for (int64_t blk = b; blk < e; ++blk) {
                 const int64_t q0 = blk * pl.block, nt = imin_(pl.block, pl.tiles - q0);
