@@ -143,9 +143,8 @@ inline void pixel_dots_rows(const ops::ConvGeometry &g, const float *x, bool tap
 // a barrier, then both reading all of it: channels first on 2 threads
 // MobileNet-v2's b14_project took 85 us against 54 by the GEMM, the rows
 // crossing between the cores; a region for the copy and another for the
-// products cost a tenth of it in the second fork.) The whole reduction at
-// once: in blocks of a third (x's block in L2 alongside the filter's rows)
-// res5bc_branch2b took 6% longer (shorter streams, three folds).
+// products cost a tenth of it in the second fork.) The reduction goes in
+// blocks that keep a tile's filter rows in L1 (dot_rows).
 void precomp_pixel_dots(const ExecContext &ctx, const ops::ConvForwardProblem &p, const ConvPrecompPlan &pl,
                         const ConvOperands &o, void *workspace) {
     const ops::ConvGeometry &g = p.geo;

@@ -75,10 +75,11 @@ ANYDNN_ALWAYS_INLINE void fold_sums(V *v, float *out) {
 // R rows of A (lda apart) by S rows of B (ldb apart): vectors [0, k_vec)
 // of each row, then, where b_tail is given, one more vector: A's (A's rows
 // hold zeros past the reduction) times b_tail's (S vectors, zeros past it:
-// B's own tail would read past its rows). out[i * ld_out + j] = the sum.
+// B's own tail would read past its rows). out[i * ld_out + j] = the sum,
+// or (add) plus the sum.
 template <int R, int S>
 [[gnu::noinline]] void dot_tile(const float *a, int64_t lda, const float *b, int64_t ldb, int64_t k_vec,
-                                const float *b_tail, float *out, int64_t ld_out) {
+                                const float *b_tail, float *out, int64_t ld_out, bool add) {
     using V = vec_t<float>;
     constexpr int W = kVectorBytes / sizeof(float);
     V acc[R][S];
@@ -104,10 +105,11 @@ template <int R, int S>
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i)
 #pragma GCC unroll 8
-        for (int j = 0; j < S; ++j) out[i * ld_out + j] = sums[i * S + j];
+        for (int j = 0; j < S; ++j) out[i * ld_out + j] = add ? out[i * ld_out + j] + sums[i * S + j] : sums[i * S + j];
 }
 
-using DotTileFn = void (*)(const float *, int64_t, const float *, int64_t, int64_t, const float *, float *, int64_t);
+using DotTileFn = void (*)(const float *, int64_t, const float *, int64_t, int64_t, const float *, float *, int64_t,
+                           bool);
 
 // dot_tile<r, s> at [(r - 1) * kDotCols + s - 1]: the full tile and the
 // partial ones at A's and B's ends.
@@ -118,15 +120,24 @@ constexpr const DotTileFn *dot_tiles(std::integer_sequence<int, I...>) {
     return kDotTiles<I...>;
 }
 
+// The reduction's blocks: at most this many values, so that a tile's B
+// rows (kDotCols x 4 KiB) stay in L1 while A's stream past them from L2.
+// Whole rows at once (18 KiB each at res5's 3x3) read every operand from
+// L2, 10 vectors per 24 FMAs: half of Zen 5's peak, its L2 giving about a
+// vector a cycle. On Zen 5, one thread, res5bc_branch2b (k = 4608) ran
+// 1.41 ms whole, 1.19 / 1.07 / 1.02 / 1.23 / 1.24 ms in blocks of 256 /
+// 512 / 1024 / 1536 / 2048 (session 31).
+constexpr int64_t kDotBlock = 1024;
+
 // out[i * ld_out + j] = the dot product of row i < m of A (lda apart, zeros
 // from k to the next multiple of the vector) and row j < n of B (ldb apart,
-// k values each), tile by tile: B's rows of a tile stay in L1 while A's
-// rows (all of them, a few hundred KB at most) stream from L2.
+// k values each), tile by tile, block by block of the reduction (the blocks
+// depend on k only: the sums' order does not depend on the split).
 inline void dot_rows(const float *a, int64_t lda, int64_t m, const float *b, int64_t ldb, int64_t n, int64_t k,
                      float *out, int64_t ld_out) {
     constexpr int W = kVectorBytes / sizeof(float);
     constexpr const DotTileFn *tiles = dot_tiles(std::make_integer_sequence<int, kDotRows * kDotCols>());
-    const int64_t k_vec = k / W * W;
+    const int64_t k_vec = k / W * W, nb = ceil_div(k, kDotBlock), kb = (ceil_div(k, nb) + W - 1) / W * W;
     alignas(64) float tail[kDotCols * W];
     for (int64_t j0 = 0; j0 < n; j0 += kDotCols) {
         const int64_t s = imin_(kDotCols, n - j0);
@@ -136,10 +147,14 @@ inline void dot_rows(const float *a, int64_t lda, int64_t m, const float *b, int
                 for (int64_t c = 0; c < W; ++c) tail[j * W + c] = k_vec + c < k ? b[(j0 + j) * ldb + k_vec + c] : 0.0f;
             b_tail = tail;
         }
-        for (int64_t i0 = 0; i0 < m; i0 += kDotRows) {
-            const int64_t r = imin_(kDotRows, m - i0);
-            tiles[(r - 1) * kDotCols + s - 1](a + i0 * lda, lda, b + j0 * ldb, ldb, k_vec, b_tail,
-                                              out + i0 * ld_out + j0, ld_out);
+        for (int64_t k0 = 0; k0 < k; k0 += kb) {
+            const int64_t len = imin_(kb, k_vec - k0);
+            const bool last = k0 + kb >= k;
+            for (int64_t i0 = 0; i0 < m; i0 += kDotRows) {
+                const int64_t r = imin_(kDotRows, m - i0);
+                tiles[(r - 1) * kDotCols + s - 1](a + i0 * lda + k0, lda, b + j0 * ldb + k0, ldb, len,
+                                                  last ? b_tail : nullptr, out + i0 * ld_out + j0, ld_out, k0 > 0);
+            }
         }
     }
 }
