@@ -33,7 +33,7 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
                              int64_t i1) {
     const int64_t icg = g.icg, ocg = g.ocg, nk = imin_(nr, ocg - j), ocg_padded = (ocg + nr - 1) / nr * nr;
     const int64_t cbn = kFilterCb * kMaxGemmNr;
-    C gt[9 * kFilterCb * kMaxGemmNr], t[18 * kMaxGemmNr];
+    alignas(64) C gt[9 * kFilterCb * kMaxGemmNr];
     // gt: the sliver's channels side by side, tap (r, s) of input channel
     // c0 + c at c * cs + slot(r, s) * ts. KRSC and KCRS filters in the
     // compute type are transposed there from whole rows (tap after tap, or
@@ -61,15 +61,31 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
                     for (int64_t k = 0; k < nk; ++k) d[k] = load<C>(sp + k * g.ws[0]);
                 for (int64_t k = nk; k < nr; ++k) d[k] = C(0);
             }
+    // U = G g G^T a vector of output channels at a time, t = G g (along r)
+    // held in registers, then each of the rows [i0, i1) of t G^T (along s)
+    // into its packed matrices: through memory (6 + 36 stores a vector)
+    // the two passes were a quarter of res4's time at mb1.
+    using V = vec_t<C>;
+    constexpr int64_t W = kVectorBytes / sizeof(C);  // nr is a multiple of W (NR = 3 W, or the generic tile's)
+    int64_t off[3][3];
+    for (int64_t r = 0; r < 3; ++r)
+        for (int64_t s = 0; s < 3; ++s) off[r][s] = slot(r, s) * ts;
     for (int64_t c = 0; c < cn; ++c) {
         const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
         C *dst = dst_base + (whole ? pc * ocg_padded + j * kc : 0) + (ci - pc) * nr;
-        // Along r: t[i][s] = (G g)[i][s]; then along s, point (i, s') into its packed matrix.
-        for (int64_t s = 0; s < 3; ++s)
-            wino_g(gt + c * cs + slot(0, s) * ts, (slot(1, s) - slot(0, s)) * ts, t + s * kMaxGemmNr, 3 * kMaxGemmNr,
-                   nr);
-        for (int64_t i = i0; i < i1; ++i)
-            wino_g(t + i * 3 * kMaxGemmNr, kMaxGemmNr, dst + i * 6 * point_stride, point_stride, nr);
+        const C *gc = gt + c * cs;
+        for (int64_t v = 0; v < nr; v += W) {
+            V t[6][3], o[6];
+            for (int s = 0; s < 3; ++s) {
+                wino_g_vec<C>(load_vec<V>(gc + off[0][s] + v), load_vec<V>(gc + off[1][s] + v),
+                           load_vec<V>(gc + off[2][s] + v), o);
+                for (int i = 0; i < 6; ++i) t[i][s] = o[i];
+            }
+            for (int64_t i = i0; i < i1; ++i) {
+                wino_g_vec<C>(t[i][0], t[i][1], t[i][2], o);
+                for (int q = 0; q < 6; ++q) store_vec(dst + (i * 6 + q) * point_stride + v, o[q]);
+            }
+        }
     }
 }
 

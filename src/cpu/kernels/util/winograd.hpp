@@ -60,24 +60,20 @@ ANYDNN_ALWAYS_INLINE void wino_at(const C *m, int64_t ms, C *out, int64_t os, in
     }
 }
 
-// out[i * os + j] = (G g)_i, i < 6, for the 3 rows g[i * gs + j].
-template <class C>
-ANYDNN_ALWAYS_INLINE void wino_g(const C *g, int64_t gs, C *out, int64_t os, int64_t n) {
-    // Products with the rounded reciprocals (a division per value cost more
-    // than the rest of the filter transform).
+// out[i] = (G g)_i, i < 6, for the 3 rows g0, g1, g2 of vectors V (of
+// C): the filter transform along one axis. Products with the rounded
+// reciprocals (a division per value cost more than the rest of the filter
+// transform).
+template <class C, class V>
+ANYDNN_ALWAYS_INLINE void wino_g_vec(V g0, V g1, V g2, V *out) {
     const C q = C(0.25), s6 = C(1) / C(6), s12 = C(1) / C(12), s24 = C(1) / C(24);
-    // (out's rows never overlap the input's: ivdep lets GCC vectorize without alias checks)
-#pragma GCC ivdep
-    for (int64_t j = 0; j < n; ++j) {
-        const C g0 = g[j], g1 = g[gs + j], g2 = g[2 * gs + j];
-        const C s02 = g0 + g2, e = g0 * s24 + g2 * s6, o = g1 * s12;
-        out[j] = g0 * q;
-        out[os + j] = -(s02 + g1) * s6;
-        out[2 * os + j] = (g1 - s02) * s6;
-        out[3 * os + j] = e + o;
-        out[4 * os + j] = e - o;
-        out[5 * os + j] = g2;
-    }
+    const V s02 = g0 + g2, e = g0 * s24 + g2 * s6, o = g1 * s12;
+    out[0] = g0 * q;
+    out[1] = -(s02 + g1) * s6;
+    out[2] = (g1 - s02) * s6;
+    out[3] = e + o;
+    out[4] = e - o;
+    out[5] = g2;
 }
 
 // out[i * os + j] = (A y)_i, i < 6, for the 4 rows y[i * ys + j] (A = (A^T)^T:
