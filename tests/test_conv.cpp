@@ -561,6 +561,15 @@ TEST_P(ConvWinograd, OddSizesGroupsAndThreads) {
             }
             ++k;
         }
+        // Several blocks of tiles (2 x 64 of 64 + 64 channels), where U is
+        // packed whole once (one block goes by slivers), filters flipped.
+        for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+            ConvCase c = make_case("ic64ih32oc64kh3ph1", 2, layout, ANYDNN_DATA_FLOAT);
+            c.flip = true;
+            Checker checker(c);
+            for (Mode mode : {Mode::beta_half, Mode::fused_z_is_y})
+                EXPECT_TRUE(checker.check(h, kWinograd, mode)) << c.to_string();
+        }
         // Several of the GEMM's reduction blocks (KC: 128 or 256): the
         // filter transform writes the engine's packed layout itself.
         for (const auto &[text, dt] : {std::pair{"ic300ih5oc50kh3ph1", ANYDNN_DATA_DOUBLE},

@@ -255,7 +255,7 @@ struct ConvWinogradPlan {
     int64_t tiles = 0;                 // n * tiles_h * tiles_w
     int64_t block = 0;                 // tiles per block
     int64_t blocks = 0;
-    int64_t wpk_elems = 0;    // one packed (group, point) matrix and its padding (a multiple of 64 bytes)
+    int64_t wpk_elems = 0;    // one packed (group, point) matrix and its padding (a multiple of 64 bytes); 0 by_slivers
     int64_t v_stride = 0, m_stride = 0;  // elements between the points' V (block x icg) and M (block x ocg)
     bool outer_parallel = false;  // workers take whole blocks, each GEMM single-threaded
     // One block of tiles: U is never written whole; each worker transforms

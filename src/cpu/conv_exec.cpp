@@ -477,7 +477,8 @@ Status plan_winograd(const Handle &h, const ops::ConvForwardProblem &p, ConvWino
     // 9.4 MB at ResNet-50's res4 and 38 MB at VGG-16's conv5) a few times:
     // written whole it went to memory and back (the filter transform was
     // 40-60% of res4 at mb1, its time doubling when the L3 was busy). By
-    // slivers it stays in the worker's L2. blocks == 1 does not depend on
+    // slivers a worker's piece of it (1.8 MB at most) stays near its core:
+    // its L2 or the nearest L3. blocks == 1 does not depend on
     // the thread count, so neither do the results.
     pl.by_slivers = pl.blocks == 1;
     const GemmBlocking blocking = g.compute == ANYDNN_DATA_DOUBLE ? gemm_kernels<double>(h.isa).blocking

@@ -152,9 +152,10 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
     const int64_t icg = g.icg, ocg = g.ocg;
     (void)ctx;  // the plan's workers are the team
 
-    // Workspace: the packed filter of every (group, point), V and M per block in flight (one per worker
-    // when workers take whole blocks, else one shared), then each worker's
-    // GEMM workspace.
+    // Workspace: the packed filter of every (group, point) (by_slivers: a
+    // sliver buffer per worker instead), V and M per block in flight (one
+    // per worker when workers take whole blocks, else one shared), then
+    // each worker's GEMM workspace.
     WorkspaceCursor cur(workspace);
     T *x_copy = pl.x_copy_elems > 0 ? cur.take<T>(pl.x_copy_elems) : nullptr;
     const int nworkers = pl.workers < 64 ? pl.workers : 64;
@@ -238,8 +239,9 @@ void winograd_typed(const ExecContext &ctx, const ops::ConvForwardProblem &p, co
             // gathers the filter of its slivers only, and at most one sliver is
             // shared between two workers by rows of points. For each sliver,
             // one reduction block at a time: its U into the worker's buffer
-            // (L2), then the products that read it. The same blocks and tiles
-            // as the GEMM over all of U: the same bits.
+            // (1.8 MB at most: about an L2), then the products that read
+            // it. The same blocks and tiles as the GEMM over all of U: the
+            // same bits.
             const int64_t nt = pl.tiles;
             for (int64_t grp = 0; grp < g.groups; ++grp) {
                 share(nt, &b, &e);

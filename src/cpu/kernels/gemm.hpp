@@ -131,9 +131,9 @@ inline void transpose_4x8(const __m256 r[4], __m256 out[4]) {
 }
 
 // The transposing pack (pack_lanes_rows's contract) of a full f32 sliver
-// in 8-step blocks through registers, reading the W source rows side by
-// side: op(A) = A and op(B) = B^T, the common cases, and a gathered B's
-// runs of contiguous steps (channels-last pixels) go through here.
+// in 8 x 8 blocks through registers, eight source rows at a time along the
+// whole run: op(A) = A and op(B) = B^T, the common cases, and a gathered
+// B's runs of contiguous steps (channels-last pixels) go through here.
 template <int W>
 void f32_pack_rows(const float *const *rows, int64_t len, int lanes, float *d) {
     static_assert(W % 8 == 0 || W == 4);

@@ -137,6 +137,11 @@ inline void dot_rows(const float *a, int64_t lda, int64_t m, const float *b, int
                      float *out, int64_t ld_out) {
     constexpr int W = kVectorBytes / sizeof(float);
     constexpr const DotTileFn *tiles = dot_tiles(std::make_integer_sequence<int, kDotRows * kDotCols>());
+    if (k <= 0) {
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) out[i * ld_out + j] = 0.0f;
+        return;
+    }
     const int64_t k_vec = k / W * W, nb = ceil_div(k, kDotBlock), kb = (ceil_div(k, nb) + W - 1) / W * W;
     alignas(64) float tail[kDotCols * W];
     for (int64_t j0 = 0; j0 < n; j0 += kDotCols) {
