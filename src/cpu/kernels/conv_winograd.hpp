@@ -35,17 +35,19 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
     const int64_t cbn = kFilterCb * kMaxGemmNr;
     alignas(64) C gt[9 * kFilterCb * kMaxGemmNr];
     // gt: the sliver's channels side by side, tap (r, s) of input channel
-    // c0 + c at c * cs + slot(r, s) * ts. KRSC and KCRS filters in the
-    // compute type are transposed there from whole rows (tap after tap, or
-    // c's 9 taps), slot the tap's place in memory; else gathered one value
-    // at a time, [tap][c]. Gathering every filter one value at a time was
+    // c0 + c at c * cs + off[r][s], off = the tap's slot times ts. KRSC and
+    // KCRS filters in the compute type are transposed there from whole rows
+    // (tap after tap, or c's 9 taps), the slot the tap's place in memory;
+    // else gathered one value at a time, [tap][c], slot r * 3 + s. Gathering every filter one value at a time was
     // two cycles a value, half of a 14 x 14 layer's time at mb1.
     int64_t cs = kMaxGemmNr, ts = cbn, unit = 0;
     if constexpr (std::is_same_v<T, C>) {
         if (g.ws[1] == 1 && g.ws[4] == icg && g.ws[3] == 3 * icg) unit = icg;
         else if (g.ws[4] == 1 && g.ws[3] == 3 && g.ws[1] == 9) unit = 1, cs = 9 * kMaxGemmNr, ts = kMaxGemmNr;
     }
-    auto slot = [&](int64_t r, int64_t s) { return unit != 0 ? g.filter_offset(0, r, s) / unit : r * 3 + s; };
+    int64_t off[3][3];
+    for (int64_t r = 0; r < 3; ++r)
+        for (int64_t s = 0; s < 3; ++s) off[r][s] = (unit != 0 ? g.filter_offset(0, r, s) / unit : r * 3 + s) * ts;
     const T *src = w + (grp * ocg + j) * g.ws[0] + c0 * g.ws[1];
     if (unit == icg)
         for (int64_t q = 0; q < 9; ++q)
@@ -55,10 +57,10 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
     for (int64_t r = 0; r < 3; ++r)
         for (int64_t s = 0; s < 3; ++s)
             for (int64_t c = 0; c < cn; ++c) {
-                C *d = gt + c * cs + slot(r, s) * ts;
-                const T *sp = src + g.filter_offset(0, r, s) + c * g.ws[1];
+                C *d = gt + c * cs + off[r][s];
                 if (unit == 0)
-                    for (int64_t k = 0; k < nk; ++k) d[k] = load<C>(sp + k * g.ws[0]);
+                    for (int64_t k = 0; k < nk; ++k)
+                        d[k] = load<C>(src + g.filter_offset(0, r, s) + c * g.ws[1] + k * g.ws[0]);
                 for (int64_t k = nk; k < nr; ++k) d[k] = C(0);
             }
     // U = G g G^T a vector of output channels at a time, t = G g (along r)
@@ -67,9 +69,6 @@ void filter_transform_packed(const ops::ConvGeometry &g, const T *w, int64_t grp
     // the two passes were a quarter of res4's time at mb1.
     using V = vec_t<C>;
     constexpr int64_t W = kVectorBytes / sizeof(C);  // nr is a multiple of W (NR = 3 W, or the generic tile's)
-    int64_t off[3][3];
-    for (int64_t r = 0; r < 3; ++r)
-        for (int64_t s = 0; s < 3; ++s) off[r][s] = slot(r, s) * ts;
     for (int64_t c = 0; c < cn; ++c) {
         const int64_t ci = c0 + c, pc = ci / step * step, kc = imin_(step, icg - pc);
         C *dst = dst_base + (whole ? pc * ocg_padded + j * kc : 0) + (ci - pc) * nr;

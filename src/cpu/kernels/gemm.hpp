@@ -162,9 +162,8 @@ void f32_pack_rows(const float *const *rows, int64_t len, int lanes, float *d) {
                 for (int t = 0; t < 8; ++t) _mm256_storeu_ps(d + (q + t) * W + g, r[t]);
             }
     }
-    const int64_t q = full;
     for (int l = 0; l < W; ++l)
-        for (int64_t i = q; i < len; ++i) d[i * W + l] = rows[l][i];
+        for (int64_t i = full; i < len; ++i) d[i * W + l] = rows[l][i];
 }
 
 // The MR x (NV * W) register tile, B's steps NR elements apart in a packed

@@ -212,6 +212,14 @@ inline bool prefetches(const NormArgs &a) {
     return a.elements * int64_t(sizeof(T)) >= kStreamingMinBytes;
 }
 
+// n values summed as d = x - x0 (ds = sum d, dq = sum d^2) back into the
+// sums of x and x^2: sum x = n x0 + sum d, sum x^2 = n x0^2 + 2 x0 sum d +
+// sum d^2, in double (the shifted float sums of stats_own and stats_same).
+inline void add_unshifted(double n, double x0, double ds, double dq, double *sum, double *sq) {
+    *sum += n * x0 + ds;
+    *sq += n * x0 * x0 + 2 * x0 * ds + dq;
+}
+
 // The sums of rows [r, r + N) (row stride xr) into slots of their own,
 // restrict-qualified as grad_sums_own; prefetch: see prefetches(). Blocks
 // of float rows sum in float, shifted by their first row (BN NHWC forward
@@ -233,9 +241,7 @@ void stats_own(int64_t len, const T *__restrict x, int64_t xs, int64_t xr, doubl
                 s += d;
                 q += d * d;
             }
-            const double d0 = x0, ds = s;
-            sum[i] += double(N) * d0 + ds;
-            sq[i] += double(N) * d0 * d0 + 2 * d0 * ds + double(q);
+            add_unshifted(double(N), x0, s, q, sum + i, sq + i);
         }
         return;
     }
@@ -272,9 +278,8 @@ void stats_same(int64_t len, const T *__restrict x, Stride xs, double *__restric
         // of kRunBlock, in double across them (half the vector width and two
         // conversions per element in double made these sums a third of a
         // layer norm's forward). The shift keeps the float sums small where
-        // the values are close (a row of large mean and small spread):
-        // sum x = n x0 + sum d, sum x^2 = n x0^2 + 2 x0 sum d + sum d^2.
-        // Each block shifted by its own first value (an outlier there
+        // the values are close (a row of large mean and small spread;
+        // add_unshifted undoes it). Each block shifted by its own first value (an outlier there
         // costs one block's precision, not the run's). A block whose float
         // sums are not finite (Inf or NaN in x, or d^2 past float's range)
         // sends the run to the double sums below, which give what they
@@ -293,9 +298,7 @@ void stats_same(int64_t len, const T *__restrict x, Stride xs, double *__restric
                 bq += d * d;
             }
             finite = std::isfinite(bs) && std::isfinite(bq);
-            const double n = double(i1 - i0), d0 = x0;
-            s += n * d0 + bs;
-            q += n * d0 * d0 + 2 * d0 * bs + bq;
+            add_unshifted(double(i1 - i0), x0, bs, bq, &s, &q);
         }
         if (finite) {
             *sum += s;
